@@ -1,0 +1,51 @@
+//! Generates the C header `include/utf8validate.h` from the Rust sources with cbindgen.
+//!
+//! The header is committed so that C users without Rust have it. It is generated into
+//! `$OUT_DIR` on every build and copied over `include/utf8validate.h` when it differs,
+//! with a warning; `tests/header.rs` fails when the committed header is not what this
+//! script generates, so a stale header cannot land.
+
+use std::env;
+use std::fs;
+use std::path::PathBuf;
+
+fn main() {
+    let crate_dir =
+        PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=cbindgen.toml");
+    println!("cargo:rerun-if-changed=build.rs");
+
+    let mut config =
+        cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("cbindgen.toml parses");
+    // The version macros come from Cargo.toml, the one place the version is written.
+    config.after_includes = Some(format!(
+        "\n/** The version of the header (and of the library built with it): {v}. */\n\
+         #define UTF8VALIDATE_VERSION_MAJOR {major}\n\
+         #define UTF8VALIDATE_VERSION_MINOR {minor}\n\
+         #define UTF8VALIDATE_VERSION_PATCH {patch}\n\
+         #define UTF8VALIDATE_VERSION_STRING \"{v}\"",
+        v = env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION"),
+        major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets it"),
+        minor = env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets it"),
+        patch = env::var("CARGO_PKG_VERSION_PATCH").expect("cargo sets it"),
+    ));
+
+    let generated = out_dir.join("utf8validate.h");
+    cbindgen::Builder::new()
+        .with_crate(&crate_dir)
+        .with_config(config)
+        .generate()
+        .expect("cbindgen generates the header")
+        .write_to_file(&generated);
+
+    let committed = crate_dir.join("include").join("utf8validate.h");
+    let new = fs::read(&generated).expect("generated header is readable");
+    if fs::read(&committed).ok().as_deref() != Some(new.as_slice()) {
+        fs::create_dir_all(committed.parent().expect("include/ has a parent"))
+            .expect("include/ can be created");
+        fs::write(&committed, &new).expect("include/utf8validate.h is writable");
+        println!("cargo:warning=include/utf8validate.h was regenerated; commit it");
+    }
+}

@@ -1,0 +1,222 @@
+//! The portable scalar engine: the draft's state machine ([`crate::state_machine`]),
+//! recompiled into a form a CPU runs fast, plus an ASCII fast path.
+//!
+//! # The shift form of the machine
+//!
+//! Looking up `TRANSITIONS[state][class(byte)]` costs two dependent loads per byte.
+//! Instead, each of the 9 states is given a 6-bit slot (`state * 6`), and every byte
+//! value gets one 64-bit *row* holding, in the slot of each state, the slot of the
+//! state it moves to. One step is then `row[byte] >> slot`: the row load does not
+//! depend on the state, so the loop-carried chain is a single shift (1 cycle), and
+//! the low 6 bits of the result are the next slot. The rows are computed at compile
+//! time from [`TRANSITIONS`], so the draft's table stays the one source of truth.
+//!
+//! # ASCII fast path
+//!
+//! At a character boundary, a 16-byte block whose bytes are all below 0x80 leaves the
+//! machine in START, so it is skipped with two 64-bit tests instead of 16 steps.
+//!
+//! Nothing here allocates, and every read is inside the given slice.
+
+use crate::state_machine::{byte_class, State, TRANSITIONS};
+
+/// Bits per state slot in a row.
+const SLOT_BITS: u32 = 6;
+/// Mask of the slot that `row >> slot` leaves in the low bits.
+const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+/// Bytes per block of the block loop (and of the ASCII fast path).
+const BLOCK: usize = 16;
+/// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The slot of `state` (the shift amount that selects its entry in a row).
+#[inline]
+const fn slot(state: State) -> u64 {
+    state as u64 * SLOT_BITS as u64
+}
+
+const START_SLOT: u64 = slot(State::Start);
+const ERROR_SLOT: u64 = slot(State::Error);
+
+/// `ROWS[byte]`: for every state, the slot of the next state, stored at that state's
+/// slot.
+static ROWS: [u64; 256] = build_rows();
+
+const fn build_rows() -> [u64; 256] {
+    let mut rows = [0u64; 256];
+    let mut byte = 0usize;
+    while byte < 256 {
+        let class = byte_class(byte as u8) as usize;
+        let mut row = 0u64;
+        let mut s = 0usize;
+        while s < State::ALL.len() {
+            let next = TRANSITIONS[s][class];
+            row |= slot(next) << slot(State::ALL[s]);
+            s += 1;
+        }
+        rows[byte] = row;
+        byte += 1;
+    }
+    rows
+}
+
+/// The state whose slot is `slot_bits & SLOT_MASK`.
+#[inline]
+fn state_of(slot_bits: u64) -> State {
+    State::from_raw(((slot_bits & SLOT_MASK) / SLOT_BITS as u64) as u32)
+}
+
+/// One step in shift form. Only the low 6 bits of `s` are meaningful (the shift
+/// amount is taken modulo 64), so callers mask only when they read the state.
+#[inline(always)]
+fn step(s: u64, byte: u8) -> u64 {
+    ROWS[byte as usize].wrapping_shr(s as u32)
+}
+
+/// True iff all 16 bytes are ASCII.
+#[inline(always)]
+fn is_ascii_block(block: &[u8; BLOCK]) -> bool {
+    let b = block;
+    // Constant indices into an array: checked at compile time, no panic path.
+    let lo = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    let hi = u64::from_le_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
+    (lo | hi) & HIGH_BITS == 0
+}
+
+/// Where a scan stopped because the machine entered ERROR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Stop {
+    /// Index of the byte that moved the machine into ERROR.
+    pub(crate) at: usize,
+    /// The state just before that byte.
+    pub(crate) before: State,
+}
+
+/// Runs the machine over `bytes` from `state`: `Ok(final state)` when it never
+/// entered ERROR, else where it did.
+///
+/// `state` must not be [`State::Error`] (callers answer that case themselves).
+pub(crate) fn scan(state: State, bytes: &[u8]) -> Result<State, Stop> {
+    let mut s = slot(state);
+    let (blocks, tail) = bytes.as_chunks::<BLOCK>();
+    let mut offset = 0usize;
+    for block in blocks {
+        if s & SLOT_MASK == START_SLOT && is_ascii_block(block) {
+            offset += BLOCK;
+            continue;
+        }
+        let entry = s;
+        for &b in block {
+            s = step(s, b);
+        }
+        if s & SLOT_MASK == ERROR_SLOT {
+            return Err(locate(entry, &block[..], offset));
+        }
+        offset += BLOCK;
+    }
+    let entry = s;
+    for &b in tail {
+        s = step(s, b);
+    }
+    if s & SLOT_MASK == ERROR_SLOT {
+        return Err(locate(entry, tail, offset));
+    }
+    Ok(state_of(s))
+}
+
+/// Re-runs `part` (which starts at `offset` in the whole input, entered in slot
+/// `entry`) one byte at a time to find the byte that entered ERROR. The caller has
+/// seen the machine enter ERROR inside `part`.
+#[cold]
+fn locate(entry: u64, part: &[u8], offset: usize) -> Stop {
+    let mut s = entry;
+    for (i, &b) in part.iter().enumerate() {
+        let next = step(s, b);
+        if next & SLOT_MASK == ERROR_SLOT {
+            return Stop {
+                at: offset + i,
+                before: state_of(s),
+            };
+        }
+        s = next;
+    }
+    // The caller saw ERROR in this part; report its last byte if the re-run somehow
+    // disagrees (it cannot: the steps are the same).
+    Stop {
+        at: offset + part.len().saturating_sub(1),
+        before: State::Error,
+    }
+}
+
+/// Index of the lead byte of the sequence that byte `at` belongs to or ends: the
+/// nearest byte at or before `at` that is not a continuation byte (80-BF). The
+/// machine accepts at most 3 continuation bytes in a row, so this looks back at most
+/// 3 bytes. Used only where the bytes between the lead and `at` were accepted by the
+/// machine as continuations.
+#[inline]
+pub(crate) fn lead_before(bytes: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while i > 0 && at - i < 3 && matches!(bytes.get(i), Some(0x80..=0xBF)) {
+        i -= 1;
+    }
+    i
+}
+
+/// Offset of the first byte of the first ill-formed sequence, or `None` when
+/// `bytes` is well-formed. See [`crate::first_error`].
+pub fn first_error(bytes: &[u8]) -> Option<usize> {
+    match scan(State::Start, bytes) {
+        Ok(State::Start) => None,
+        // Ended inside a sequence: the truncated sequence starts at its lead byte,
+        // within the last 3 bytes.
+        Ok(_) => Some(lead_before(bytes, bytes.len() - 1)),
+        Err(stop) => Some(error_offset(bytes, stop)),
+    }
+}
+
+/// The first byte of the ill-formed sequence that `stop` was found in.
+#[inline]
+pub(crate) fn error_offset(bytes: &[u8], stop: Stop) -> usize {
+    if stop.before == State::Start {
+        // The byte itself cannot start a sequence.
+        stop.at
+    } else {
+        // A lead byte and some continuation bytes were accepted before `at`.
+        lead_before(bytes, stop.at - 1)
+    }
+}
+
+/// True iff `bytes` is well-formed UTF-8. See [`crate::validate`].
+pub fn validate(bytes: &[u8]) -> bool {
+    matches!(scan(State::Start, bytes), Ok(State::Start))
+}
+
+/// The machine's state after `bytes`, starting from `state`. See
+/// [`crate::validate_chunk`].
+pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
+    if state == State::Error {
+        return State::Error;
+    }
+    scan(state, bytes).unwrap_or(State::Error)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::next_state;
+
+    /// The shift form agrees with the draft's table for every (state, byte).
+    #[test]
+    fn rows_encode_the_draft_table() {
+        for state in State::ALL {
+            for byte in 0..=255u8 {
+                let s = step(slot(state), byte);
+                assert_eq!(
+                    state_of(s),
+                    next_state(state, byte),
+                    "{state:?} {byte:#04x}"
+                );
+            }
+        }
+    }
+}
