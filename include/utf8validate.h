@@ -66,6 +66,82 @@ typedef enum {
   UTF8_STATE_ERROR = 8,
 } utf8_state;
 
+/**
+ * Why a sequence is ill-formed: the considerations of Tang's draft (v0.4), one kind
+ * per row of its "bytes never used" and "two-byte pairs never used" tables.
+ *
+ * The discriminants are part of the C ABI (`utf8_error_kind`): explicit, and only
+ * ever appended to.
+ */
+typedef enum {
+  /**
+   * No error: the input is well-formed.
+   */
+  UTF8_ERROR_NONE = 0,
+  /**
+   * A continuation byte (80-BF) where a lead byte or ASCII was expected, e.g. a
+   * lone `80`, or `BF` after a complete `C3 A9`. Maximal subpart: 1 byte.
+   */
+  UTF8_ERROR_UNEXPECTED_CONTINUATION = 1,
+  /**
+   * A lead byte followed by too few continuation bytes before another byte that
+   * is not a continuation byte, e.g. `C3 41`, `E2 82 41`, `F0 9F 98 41`.
+   * Maximal subpart: the lead byte and the continuation bytes that were valid
+   * (1-3 bytes).
+   */
+  UTF8_ERROR_MISSING_CONTINUATION = 2,
+  /**
+   * The input ends inside a sequence, e.g. a final `E2 82`. Maximal subpart: the
+   * bytes from the lead byte to the end (1-3 bytes). Only for the end of the whole
+   * input: more data could have completed it.
+   */
+  UTF8_ERROR_TRUNCATED = 3,
+  /**
+   * A non-shortest (overlong) form: a lead byte C0 or C1 (any 2-byte sequence from
+   * them encodes U+0000-U+007F), `E0 80-9F` (3 bytes for U+0000-U+07FF) or
+   * `F0 80-8F` (4 bytes for U+0000-U+FFFF). Maximal subpart: 1 byte (the lead).
+   */
+  UTF8_ERROR_OVERLONG = 4,
+  /**
+   * A UTF-16 surrogate encoded directly: `ED A0-BF` (U+D800-U+DFFF are not scalar
+   * values). Maximal subpart: 1 byte (the lead ED).
+   */
+  UTF8_ERROR_SURROGATE = 5,
+  /**
+   * A value above U+10FFFF: `F4 90-BF`, or a lead byte F5, F6 or F7. Maximal
+   * subpart: 1 byte (the lead).
+   */
+  UTF8_ERROR_TOO_LARGE = 6,
+  /**
+   * A byte never used by UTF-8 at all: F8-FB and FC-FD (the 5- and 6-byte lead
+   * bytes of obsolete RFC 2279) and FE-FF. Maximal subpart: 1 byte.
+   */
+  UTF8_ERROR_INVALID_BYTE = 7,
+} utf8_error_kind;
+
+/**
+ * Where the first ill-formed sequence is, how long its maximal subpart is, and why
+ * it is ill-formed.
+ */
+typedef struct {
+  /**
+   * Byte offset of the first byte of the first ill-formed sequence; equals Rust's
+   * `Utf8Error::valid_up_to()` and Python's `UnicodeDecodeError.start`.
+   */
+  size_t offset;
+  /**
+   * Length in bytes (1-3) of the maximal subpart at `offset` (Unicode §3.9): the
+   * bytes a decoder replaces with one U+FFFD. Equals Rust's `error_len()` where
+   * that is `Some`, and Python's `UnicodeDecodeError.end - start`. For
+   * [`ErrorKind::Truncated`], the bytes from the lead byte to the end of the input.
+   */
+  size_t length;
+  /**
+   * Why the sequence is ill-formed.
+   */
+  utf8_error_kind kind;
+} utf8_error;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -107,6 +183,39 @@ bool utf8_validate(const char *buf, size_t len);
  * Unless it is NULL, `buf` must point to at least `len` readable bytes.
  */
 size_t utf8_first_error(const char *buf, size_t len);
+
+/**
+ * Checks whether the NUL-terminated string `s` is well-formed UTF-8 (RFC 3629
+ * section 4; Unicode section 3.9, Table 3-7), for legacy code and debuggers that
+ * hold C strings.
+ *
+ * - `s`: a NUL-terminated string; the terminating NUL is not part of the input
+ *   (a string cannot contain U+0000, which is valid UTF-8, elsewhere).
+ * - Returns true iff the bytes before the NUL are well-formed UTF-8 (see
+ *   `utf8_validate`); the empty string is valid.
+ * - `s == NULL` returns false (there is no string); nothing is dereferenced.
+ * - Thread-safe; allocates nothing; reads `s` up to and including its NUL.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to a NUL-terminated string.
+ */
+bool utf8_validate_cstr(const char *s);
+
+/**
+ * Finds the first ill-formed sequence in the NUL-terminated string `s` (RFC 3629
+ * section 4; Unicode section 3.9).
+ *
+ * - `s`: a NUL-terminated string; the terminating NUL is not part of the input.
+ * - Returns the byte offset of the first byte of the first ill-formed sequence, or
+ *   `strlen(s)` when the string is valid (see `utf8_first_error`). A sequence cut
+ *   short by the NUL reports the offset of its lead byte.
+ * - `s == NULL` returns 0; nothing is dereferenced.
+ * - Thread-safe; allocates nothing; reads `s` up to and including its NUL.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to a NUL-terminated string.
+ */
+size_t utf8_first_error_cstr(const char *s);
 
 /**
  * The class (0-11) of one byte in the draft's state machine (Tang, "The Algorithm
@@ -151,6 +260,53 @@ utf8_state utf8_next_state(utf8_state state, uint8_t byte);
  * Unless it is NULL, `buf` must point to at least `len` readable bytes.
  */
 utf8_state utf8_validate_chunk(utf8_state state, const char *buf, size_t len);
+
+/**
+ * Checks whether `buf[0..len)` is well-formed UTF-8 (RFC 3629 section 4) and, when
+ * it is not, says where the first ill-formed sequence starts, how long its maximal
+ * subpart is (Unicode section 3.9) and why it is ill-formed.
+ *
+ * - `buf`: the bytes to check; `len`: their number, in bytes.
+ * - `err`: where to store the detail; may be NULL when only the verdict is wanted.
+ * - Returns true iff the buffer is valid; then `*err` (if given) is set to
+ *   `{ .offset = len, .length = 0, .kind = UTF8_ERROR_NONE }`.
+ * - Returns false otherwise, with `err->offset` equal to `utf8_first_error`,
+ *   `err->length` the maximal subpart (1-3 bytes; the bytes to the end for
+ *   `UTF8_ERROR_TRUNCATED`; equal to Rust's `Utf8Error::error_len()` and to
+ *   Python's `UnicodeDecodeError.end - start`) and `err->kind` why (see
+ *   `utf8_error_kind`).
+ * - `buf == NULL` with `len > 0` returns false with
+ *   `{ .offset = 0, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }` (length 0 marks
+ *   that no byte was read); `buf` is not dereferenced.
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`; writes only `*err`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes, and unless
+ * it is NULL, `err` must point to a writable `utf8_error`.
+ */
+bool utf8_check(const char *buf, size_t len, utf8_error *err);
+
+/**
+ * The stable snake_case name of an error kind, e.g. `"surrogate"` for
+ * `UTF8_ERROR_SURROGATE`: for logs and machine-readable output. Names never change
+ * once released.
+ *
+ * - Returns a static NUL-terminated string (never free it); `"unknown"` for a value
+ *   that is not a `utf8_error_kind`.
+ * - Thread-safe; allocates nothing.
+ */
+const char *utf8_error_kind_name(utf8_error_kind kind);
+
+/**
+ * One English sentence describing an error kind, e.g. for `UTF8_ERROR_OVERLONG`
+ * "An overlong (non-shortest) form encodes a code point with more bytes than
+ * needed.".
+ *
+ * - Returns a static NUL-terminated string (never free it); for a value that is
+ *   not a `utf8_error_kind`, a sentence saying so.
+ * - Thread-safe; allocates nothing.
+ */
+const char *utf8_error_kind_message(utf8_error_kind kind);
 
 /**
  * The library's version as a NUL-terminated string, `"MAJOR.MINOR.PATCH"`: the

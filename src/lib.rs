@@ -30,11 +30,13 @@
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod diagnostics;
 mod dispatch;
 pub mod ffi;
 mod scalar;
 pub mod state_machine;
 
+pub use diagnostics::{check, ErrorKind, Utf8Error};
 pub use state_machine::{byte_class, next_state, ByteClass, State};
 
 /// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7).

@@ -1,0 +1,77 @@
+//! The draft's state machine for C: byte classes, single steps, and chunked
+//! validation of data that arrives in pieces.
+
+use core::ffi::c_char;
+
+use super::input;
+use crate::state_machine::{self, State};
+
+/// A `utf8_state` as C passes it: any 32-bit value, of which only 0-8 name a state.
+///
+/// Taking the raw value (instead of [`State`]) keeps an out-of-range value from C
+/// defined behaviour; it is then treated as `UTF8_STATE_ERROR`. It has the size and
+/// calling convention of the C enum, and the header names it `utf8_state`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug)]
+pub struct StateArg(pub u32);
+
+impl StateArg {
+    fn get(self) -> State {
+        State::from_raw(self.0)
+    }
+}
+
+/// The class (0-11) of one byte in the draft's state machine (Tang, "The Algorithm
+/// to Validate an UTF-8 String", v0.4):
+/// 0: 00-7F, 1: 80-8F, 2: 90-9F, 3: A0-BF, 4: C0-C1 and F5-FF, 5: C2-DF, 6: E0,
+/// 7: E1-EC and EE-EF, 8: ED, 9: F0, 10: F1-F3, 11: F4.
+///
+/// Total (every byte has a class); thread-safe; allocates nothing.
+#[no_mangle]
+pub extern "C" fn utf8_byte_class(byte: u8) -> u8 {
+    state_machine::byte_class(byte)
+}
+
+/// One step of the draft's state machine: the state after reading `byte` in
+/// `state`.
+///
+/// - `UTF8_STATE_ERROR` is absorbing: it is returned for every byte.
+/// - A `state` outside `UTF8_STATE_START..UTF8_STATE_ERROR` is treated as
+///   `UTF8_STATE_ERROR`.
+/// - Thread-safe; allocates nothing.
+#[no_mangle]
+pub extern "C" fn utf8_next_state(state: StateArg, byte: u8) -> State {
+    state_machine::next_state(state.get(), byte)
+}
+
+/// Runs the draft's state machine over `buf[0..len)` from `state` and returns the
+/// state it ends in: validation of data that arrives in pieces.
+///
+/// - Start with `UTF8_STATE_START` and pass each result to the next call. Whatever
+///   the split, the final result is `UTF8_STATE_START` iff the concatenation is
+///   well-formed UTF-8 (RFC 3629 section 4).
+/// - `UTF8_STATE_ERROR`: an ill-formed sequence was seen; absorbing.
+/// - Any other result: the data so far ends inside a sequence (more continuation
+///   bytes are needed); if the input ends there, it is truncated, hence invalid.
+/// - A `state` outside `UTF8_STATE_START..UTF8_STATE_ERROR` is treated as
+///   `UTF8_STATE_ERROR`.
+/// - `len == 0` returns `state` unchanged (any `buf`, including NULL).
+///   `buf == NULL` with `len > 0` returns `UTF8_STATE_ERROR`; `buf` is not
+///   dereferenced.
+/// - Thread-safe (the state lives with the caller); allocates nothing; reads only
+///   `buf[0..len)`.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_validate_chunk(
+    state: StateArg,
+    buf: *const c_char,
+    len: usize,
+) -> State {
+    // SAFETY: forwarded caller contract.
+    match unsafe { input(buf, len) } {
+        Some(bytes) => crate::validate_chunk(state.get(), bytes),
+        None => State::Error,
+    }
+}

@@ -1,0 +1,67 @@
+//! Independent oracles shared by the integration tests. Nothing here calls the
+//! library: each answer comes from Rust's standard library or from the RFC 3629
+//! grammar written out again, by hand, from the RFC's text.
+#![allow(dead_code)]
+
+/// `(valid_up_to, error_len)` from `std::str::from_utf8`, `None` when valid.
+pub fn std_error(bytes: &[u8]) -> Option<(usize, Option<usize>)> {
+    std::str::from_utf8(bytes)
+        .err()
+        .map(|e| (e.valid_up_to(), e.error_len()))
+}
+
+/// The length of the `UTF8-char` (RFC 3629 §4) at the start of `s`, or `None` when
+/// no well-formed character starts there. Written from the ABNF:
+///
+/// ```text
+/// UTF8-1 = %x00-7F
+/// UTF8-2 = %xC2-DF UTF8-tail
+/// UTF8-3 = %xE0 %xA0-BF UTF8-tail / %xE1-EC 2( UTF8-tail ) /
+///          %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )
+/// UTF8-4 = %xF0 %x90-BF 2( UTF8-tail ) / %xF1-F3 3( UTF8-tail ) /
+///          %xF4 %x80-8F 2( UTF8-tail )
+/// UTF8-tail = %x80-BF
+/// ```
+pub fn rfc_char_len(s: &[u8]) -> Option<usize> {
+    let tail = |i: usize| matches!(s.get(i), Some(0x80..=0xBF));
+    let in_range =
+        |i: usize, lo: u8, hi: u8| matches!(s.get(i), Some(&b) if (lo..=hi).contains(&b));
+    match *s.first()? {
+        0x00..=0x7F => Some(1),
+        0xC2..=0xDF if tail(1) => Some(2),
+        0xE0 if in_range(1, 0xA0, 0xBF) && tail(2) => Some(3),
+        0xE1..=0xEC | 0xEE..=0xEF if tail(1) && tail(2) => Some(3),
+        0xED if in_range(1, 0x80, 0x9F) && tail(2) => Some(3),
+        0xF0 if in_range(1, 0x90, 0xBF) && tail(2) && tail(3) => Some(4),
+        0xF1..=0xF3 if tail(1) && tail(2) && tail(3) => Some(4),
+        0xF4 if in_range(1, 0x80, 0x8F) && tail(2) && tail(3) => Some(4),
+        _ => None,
+    }
+}
+
+/// Offset of the first byte that does not start a well-formed `UTF8-char`, by the
+/// RFC grammar alone; `None` when the whole input is `UTF8-octets`.
+pub fn rfc_first_error(bytes: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < bytes.len() {
+        match rfc_char_len(&bytes[i..]) {
+            Some(n) => i += n,
+            None => return Some(i),
+        }
+    }
+    None
+}
+
+/// Multilingual sample text (valid UTF-8) for mutation and chunking tests.
+pub const SAMPLES: &[&str] = &[
+    "Hello, world! plain ASCII text with digits 0123456789 and punctuation.",
+    "Grüße aus Köln — naïve café, smörgåsbord, œuvre, façade.",
+    "Ελληνικά: Καλημέρα κόσμε, ο Όμηρος και η Ιλιάδα.",
+    "Русский текст: съешь же ещё этих мягких французских булок.",
+    "日本語のテキスト、漢字とひらがなとカタカナ。中文文本，简体字。",
+    "한국어 텍스트: 다람쥐 헌 쳇바퀴에 타고파.",
+    "हिन्दी पाठ: ऋषियों को सताने वाले दुष्ट राक्षसों के राजा रावण का सर्वनाश।",
+    "Emoji 😀🎉🚀 and 𝄞 musical symbols, 𐍈 Gothic, 🇫🇷 flags.",
+    "עברית ועربية mixed with English and ١٢٣ digits.",
+    "",
+];
