@@ -1,0 +1,55 @@
+/*
+ * check.h: the C test suite's tiny assertion layer, shared by every test file.
+ *
+ * CHECK(cond, fmt, ...) counts one check; when `cond` is false it prints
+ * "FAIL file:line: cond: <message>" to stdout. check_summary() prints the suite's
+ * last line, exactly "N passed, M failed", and returns the process exit status.
+ *
+ * The t_* wrappers call the library on an exact-size heap copy of the input, so that
+ * valgrind (and AddressSanitizer, for the C side) sees any read past the end, and
+ * they fail the suite if the library wrote to its (const) input.
+ */
+#ifndef C_TESTS_CHECK_H
+#define C_TESTS_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "utf8validate.h"
+
+#if defined(__GNUC__)
+#define CHECK_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#define CHECK_PRINTF(fmt_index, first_arg)
+#endif
+
+/* Records one check; prints the failing case (with file:line) when ok is 0. */
+void check_record(int ok, const char *file, int line, const char *expr, const char *fmt, ...)
+    CHECK_PRINTF(5, 6);
+
+/* A failure found outside a CHECK (e.g. by a wrapper): always counts as failed. */
+void check_fail(const char *file, int line, const char *fmt, ...) CHECK_PRINTF(3, 4);
+
+#define CHECK(cond, ...) check_record((cond) ? 1 : 0, __FILE__, __LINE__, #cond, __VA_ARGS__)
+
+/* Prints "N passed, M failed" and returns 0 if M == 0, 1 otherwise. */
+int check_summary(void);
+
+/* Formats bytes as "41 E2 89" into a static buffer (for failure messages only). */
+const char *hex(const void *bytes, size_t len);
+
+/* The public functions, called on an exact-size malloc'ed copy of bytes[0..len). */
+bool t_validate(const void *bytes, size_t len);
+size_t t_first_error(const void *bytes, size_t len);
+utf8_state t_chunk(utf8_state state, const void *bytes, size_t len);
+
+/* The draft's state names, for messages. */
+const char *state_name(utf8_state state);
+
+/* The test groups (one file each), run by test_main.c in this order. */
+void test_state_machine(void);
+void test_examples(void);
+void test_never_used(void);
+void test_chunks(void);
+
+#endif /* C_TESTS_CHECK_H */
