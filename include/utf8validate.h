@@ -3,7 +3,10 @@
  * Tang's draft "The Algorithm to Validate an UTF-8 String" v0.4).
  *
  * Every function is thread-safe, allocates nothing, never reads outside the buffer it
- * is given and never aborts on any input. Link with -lutf8validate.
+ * is given and never aborts on any input, except the functions behind the debug
+ * macros at the end of this file (utf8_assert_valid*, utf8_check_or_log): on
+ * ill-formed input they allocate to report it, and the assert forms abort by
+ * design. Link with -lutf8validate.
  */
 
 #ifndef UTF8VALIDATE_H
@@ -141,6 +144,66 @@ typedef struct {
    */
   utf8_error_kind kind;
 } utf8_error;
+
+/**
+ * Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
+ * pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
+ * `utf8_stream_finish`. Feed the pieces in order; finishing then gives exactly what
+ * a one-shot check (`utf8_check`, [`crate::check`]) gives for their concatenation:
+ * absolute offset, kind and maximal-subpart length of the first error, including
+ * `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence.
+ *
+ * The caller allocates it (on the stack, inside its own structs); it holds no
+ * pointers and owns no heap memory, so it needs no cleanup and can be copied (the
+ * copy continues independently). Its fields are an implementation detail: do not
+ * read or write them. Its size and alignment are part of the ABI: three `size_t`
+ * and eight bytes (32 bytes on 64-bit targets, 20 on 32-bit ones), of which a
+ * byte and a `size_t` are reserved for future versions. The all-zero value is the
+ * initial state. Offsets saturate at `SIZE_MAX` (only reachable on 32-bit targets,
+ * after 4 GiB).
+ *
+ * Thread safety: a stream is plain data. Different streams can be used from
+ * different threads at once; one stream must not be fed from two threads at once.
+ */
+typedef struct {
+  /**
+   * Private. Bytes accepted before the pending sequence: the absolute offset of
+   * `pending[0]` (saturates at `SIZE_MAX`).
+   */
+  size_t consumed;
+  /**
+   * Private. Once `failed` is set, the absolute offset of the first error.
+   */
+  size_t error_offset;
+  /**
+   * Private. The bytes of the sequence the last chunk ended inside.
+   */
+  uint8_t pending[3];
+  /**
+   * Private. How many bytes of `pending` are in use (0-3).
+   */
+  uint8_t pending_len;
+  /**
+   * Private. 1 once an ill-formed sequence was seen, else 0.
+   */
+  uint8_t failed;
+  /**
+   * Private. Once `failed` is set, the maximal-subpart length of the first error.
+   */
+  uint8_t error_length;
+  /**
+   * Private. Once `failed` is set, the `utf8_error_kind` of the first error.
+   */
+  uint8_t error_kind;
+  /**
+   * Reserved for future versions; zero.
+   */
+  uint8_t reserved_byte;
+  /**
+   * Reserved for future versions; zero.
+   */
+  size_t reserved;
+} utf8_stream;
 
 #ifdef __cplusplus
 extern "C" {
@@ -317,8 +380,253 @@ const char *utf8_error_kind_message(utf8_error_kind kind);
  */
 const char *utf8validate_version(void);
 
+/**
+ * The function behind `UTF8_ASSERT_VALID(buf, len)`: returns when `buf[0..len)` is
+ * well-formed UTF-8; otherwise writes
+ * `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE` to stderr and
+ * calls `abort()` (the process dies with SIGABRT, like a failed `assert`).
+ *
+ * - `buf`, `len`: the bytes to check (any object pointer converts to `const void *`,
+ *   so `char *`, `unsigned char *` and `uint8_t *` buffers need no cast).
+ * - `expr`, `file`, `line`, `func`: the call site, as the macro passes them
+ *   (`#buf`, `__FILE__`, `__LINE__`, `__func__`); each string may be NULL (printed
+ *   as `?`).
+ * - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
+ *   LEN" at byte 0; `len == 0` always passes.
+ * - On failure only, allocates to assemble the line, which is written in one call.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
+ * `expr`, `file` and `func` must be NULL or a NUL-terminated string.
+ */
+void utf8_assert_valid(const void *buf,
+                       size_t len,
+                       const char *expr,
+                       const char *file,
+                       int line,
+                       const char *func);
+
+/**
+ * The function behind `UTF8_ASSERT_VALID_CSTR(s)`: as `utf8_assert_valid` for the
+ * NUL-terminated string `s` (the NUL is not part of the input). A NULL `s` fails
+ * with "the string is NULL" at byte 0.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to a NUL-terminated string; each of `expr`,
+ * `file` and `func` must be NULL or a NUL-terminated string.
+ */
+void utf8_assert_valid_cstr(const char *s,
+                            const char *expr,
+                            const char *file,
+                            int line,
+                            const char *func);
+
+/**
+ * The function behind `UTF8_CHECK_OR_RETURN(buf, len, retval)` and
+ * `UTF8_CHECK_OR_RETURN_VOID(buf, len)`: returns true when `buf[0..len)` is
+ * well-formed UTF-8; otherwise writes the same line as `utf8_assert_valid` to
+ * stderr and returns false (it never aborts).
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
+ * `expr`, `file` and `func` must be NULL or a NUL-terminated string.
+ */
+bool utf8_check_or_log(const void *buf,
+                       size_t len,
+                       const char *expr,
+                       const char *file,
+                       int line,
+                       const char *func);
+
+/**
+ * Prepares `*s` to check a new input that will arrive in pieces: the stream is at
+ * offset 0 with nothing pending and no error. Call it before the first
+ * `utf8_stream_feed`, and again to reuse the struct for another input.
+ *
+ * - `s`: a caller-allocated `utf8_stream` (on the stack, in a struct, anywhere);
+ *   its previous contents are ignored. The all-zero struct is also a freshly
+ *   initialised stream (`memset(s, 0, sizeof *s)` is equivalent).
+ * - `s == NULL`: nothing happens.
+ * - Thread-safe for distinct streams; allocates nothing; writes only `*s`.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to writable memory for one `utf8_stream`.
+ */
+void utf8_stream_init(utf8_stream *s);
+
+/**
+ * Feeds the next piece `buf[0..len)` of the input to the stream `s`.
+ *
+ * - Pieces may be split anywhere, even inside a multi-byte sequence: the stream
+ *   keeps the at most 3 bytes of an unfinished sequence and continues it with the
+ *   next piece. Offsets count from the first byte of the first piece.
+ * - Returns true while everything fed so far is well-formed UTF-8 (RFC 3629
+ *   section 4), possibly ending inside a sequence that later pieces may complete.
+ * - Returns false once an ill-formed sequence has been seen, in this piece or an
+ *   earlier one. Feeding after that is allowed and cheap: the piece is not read and
+ *   false is returned again. `utf8_stream_finish` reports the first error.
+ * - `len == 0` changes nothing (any `buf`, including NULL).
+ * - `buf == NULL` with `len > 0`: the bytes cannot be read, so the stream fails
+ *   (returns false) with the error `{ .offset = ` the start of the current
+ *   sequence `, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }` (length 0 marks
+ *   that no byte was read), unless it had already failed; `buf` is not
+ *   dereferenced.
+ * - `s == NULL` returns false and does nothing.
+ * - Allocates nothing; reads only `buf[0..len)` and `*s`, writes only `*s`. A
+ *   stream must not be used by two threads at once; distinct streams may.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to a `utf8_stream` set up by
+ * `utf8_stream_init` (or zero-filled) and not used concurrently; unless it is
+ * NULL, `buf` must point to at least `len` readable bytes.
+ */
+bool utf8_stream_feed(utf8_stream *s, const char *buf, size_t len);
+
+/**
+ * Ends the input: reports whether everything fed to `s` so far is well-formed
+ * UTF-8, with exactly the result `utf8_check` gives for the concatenation of the
+ * pieces.
+ *
+ * - Returns true iff the input is well-formed; then `*err` (if given) is set to
+ *   `{ .offset = ` total bytes fed `, .length = 0, .kind = UTF8_ERROR_NONE }`.
+ * - Returns false otherwise, with `err->offset` the absolute offset (from the
+ *   first byte of the first piece) of the first ill-formed sequence,
+ *   `err->length` its maximal subpart (Unicode section 3.9; 1-3 bytes) and
+ *   `err->kind` why. When the input ends inside a sequence, the kind is
+ *   `UTF8_ERROR_TRUNCATED` and the length is the 1-3 bytes from its lead byte to
+ *   the end (those bytes may have come in different pieces).
+ * - Does not change the stream: calling it again gives the same answer, and
+ *   feeding more pieces and finishing again gives the answer for the longer input.
+ *   Call `utf8_stream_init` to start a new input.
+ * - `err == NULL`: only the verdict is returned.
+ * - `s == NULL` returns false and, if `err` is given, stores
+ *   `{ .offset = 0, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }`.
+ * - Allocates nothing; reads only `*s`, writes only `*err`. Safe to call from
+ *   several threads at once on the same stream as long as none of them feeds it.
+ *
+ * # Safety
+ * Unless it is NULL, `s` must point to a `utf8_stream` set up by
+ * `utf8_stream_init` (or zero-filled) and not being fed concurrently; unless it is
+ * NULL, `err` must point to a writable `utf8_error`.
+ */
+bool utf8_stream_finish(const utf8_stream *s, utf8_error *err);
+
+/**
+ * Writes `buf[0..len)` into `out` as valid UTF-8 from which the input can be
+ * recovered exactly, for logging untrusted bytes: well-formed characters (RFC 3629
+ * section 4) are copied as they are, except a backslash (5C), written `\\`, and
+ * U+0000, written `\x00`; each byte of each ill-formed sequence is written `\xHH`
+ * with two uppercase hexadecimal digits (e.g. `C0 AF` becomes `\xC0\xAF`).
+ *
+ * - Decoding the result: `\\` is a backslash, `\xHH` is the byte 0xHH, every other
+ *   byte is itself. The result contains no 00 byte, so it is a proper C string.
+ *   Other control characters (newline, ESC...) are well-formed and copied as they
+ *   are.
+ * - snprintf-style: returns the length in bytes of the whole result, not counting
+ *   the terminating NUL (at most `4 * len`; saturates at SIZE_MAX). The result fit
+ *   iff the return value is less than `out_cap`.
+ * - When `out_cap > 0`, always writes a NUL-terminated string and never more than
+ *   `out_cap` bytes in all. If the whole result does not fit, it writes the longest
+ *   prefix of it that fits in `out_cap - 1` bytes and ends between two units (a
+ *   whole copied character, a whole `\\`, `\x00` or `\xHH` escape), then the NUL:
+ *   what is written is still valid UTF-8 and decodes to a prefix of the input.
+ * - `out_cap == 0` or `out == NULL`: nothing is written; the return value gives
+ *   the size to allocate (plus 1 for the NUL).
+ * - `buf == NULL` with `len > 0` is rendered as the empty input (returns 0; `buf`
+ *   is not dereferenced). `len == 0` returns 0.
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+ *   `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+ * is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+ * must not overlap.
+ */
+size_t utf8_escape(const char *buf, size_t len, char *out, size_t out_cap);
+
+/**
+ * Writes `buf[0..len)` into `out` with each maximal subpart of each ill-formed
+ * sequence (Unicode section 3.9) replaced by U+FFFD REPLACEMENT CHARACTER
+ * (EF BF BD) and every well-formed character copied as it is: the same bytes as
+ * the WHATWG Encoding Standard's UTF-8 decoder and Rust's
+ * `String::from_utf8_lossy` produce.
+ *
+ * - One U+FFFD per maximal subpart: `E2 82 41` gives `EF BF BD 41`; `C0 AF` gives
+ *   two U+FFFD (C0 is never a lead byte); a truncated `F0 9F 98` at the end gives
+ *   one.
+ * - snprintf-style: returns the length in bytes of the whole result, not counting
+ *   the terminating NUL (at most `3 * len`; saturates at SIZE_MAX). The result fit
+ *   iff the return value is less than `out_cap`.
+ * - When `out_cap > 0`, always writes a NUL-terminated string and never more than
+ *   `out_cap` bytes in all. If the whole result does not fit, it writes the longest
+ *   prefix of it that fits in `out_cap - 1` bytes and ends between two units (a
+ *   whole copied character or a whole U+FFFD), then the NUL: what is written is
+ *   still valid UTF-8.
+ * - U+0000 in the input is copied, so the result can contain 00 bytes before the
+ *   terminating NUL; use the return value (when it is less than `out_cap`) rather
+ *   than `strlen` if the input may contain them, or use `utf8_escape`.
+ * - `out_cap == 0` or `out == NULL`: nothing is written; the return value gives
+ *   the size to allocate (plus 1 for the NUL).
+ * - `buf == NULL` with `len > 0` is rendered as the empty input (returns 0; `buf`
+ *   is not dereferenced). `len == 0` returns 0.
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+ *   `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+ * is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+ * must not overlap.
+ */
+size_t utf8_replace(const char *buf, size_t len, char *out, size_t out_cap);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* UTF8VALIDATE_H */
+
+/*
+ * Debug checks of UTF-8 input, in the spirit of assert() (they need __func__: C99 or
+ * C++11). On ill-formed input each writes one line to stderr:
+ *
+ *   FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE
+ *
+ * B is utf8_first_error() of the input, EXPR the macro's buffer argument as written,
+ * MESSAGE utf8_error_kind_message() of the error (as utf8check and gdb's utf8-check
+ * print it). A NULL buffer with a non-zero length, or a NULL string, fails at byte 0.
+ *
+ * UTF8_ASSERT_VALID(buf, len): unless NDEBUG is defined, checks buf[0..len) and on
+ *   failure writes the line and calls abort(). buf may be any object pointer
+ *   (char *, unsigned char *, uint8_t *). With NDEBUG defined it expands to
+ *   ((void)0) and, like assert(), does NOT evaluate its arguments: never put side
+ *   effects in them. As with <assert.h>, what counts is NDEBUG at the point where
+ *   this header was last included.
+ * UTF8_ASSERT_VALID_CSTR(s): the same for the NUL-terminated string s.
+ * UTF8_CHECK_OR_RETURN(buf, len, retval): not an assertion, so active with and
+ *   without NDEBUG: on failure writes the line and executes `return (retval);`.
+ *   Evaluates buf and len once. For functions that return void use
+ *   UTF8_CHECK_OR_RETURN_VOID(buf, len).
+ */
+#undef UTF8_ASSERT_VALID
+#undef UTF8_ASSERT_VALID_CSTR
+#undef UTF8_CHECK_OR_RETURN
+#undef UTF8_CHECK_OR_RETURN_VOID
+#ifdef NDEBUG
+#define UTF8_ASSERT_VALID(buf, len) ((void)0)
+#define UTF8_ASSERT_VALID_CSTR(s) ((void)0)
+#else
+#define UTF8_ASSERT_VALID(buf, len) \
+  utf8_assert_valid((buf), (len), #buf, __FILE__, __LINE__, __func__)
+#define UTF8_ASSERT_VALID_CSTR(s) \
+  utf8_assert_valid_cstr((s), #s, __FILE__, __LINE__, __func__)
+#endif
+#define UTF8_CHECK_OR_RETURN(buf, len, retval) \
+  do { \
+    if (!utf8_check_or_log((buf), (len), #buf, __FILE__, __LINE__, __func__)) \
+      return (retval); \
+  } while (0)
+#define UTF8_CHECK_OR_RETURN_VOID(buf, len) \
+  do { \
+    if (!utf8_check_or_log((buf), (len), #buf, __FILE__, __LINE__, __func__)) \
+      return; \
+  } while (0)

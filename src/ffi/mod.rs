@@ -19,6 +19,8 @@ mod diagnostics;
 pub use diagnostics::*;
 mod version;
 pub use version::*;
+mod assert;
+pub use assert::*;
 
 /// The bytes `[buf, buf + len)`, or `None` for a `NULL` `buf` with `len > 0`.
 ///

@@ -1,0 +1,62 @@
+/*
+ * A program for the gdb tests (tests/gdb.rs) and the README's "Debugging" session:
+ * it holds buffers of every shape utf8-check reads and hands four requests to
+ * handle_request(), two of them with ill-formed UTF-8 bodies (ids 2 and 4).
+ *
+ * Build: cc -g -O0 -I include c-tests/gdb/requests.c -L target/release \
+ *           -lutf8validate -Wl,-rpath,$PWD/target/release -o requests
+ * The bytes here are repeated in tests/gdb.rs, which computes the expected offsets
+ * from them with Rust's std::str::from_utf8.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "utf8validate.h"
+
+struct request {
+  int id;
+  const char *body;
+  size_t len;
+};
+
+/* Valid: "Grüße, Zürich\n€ 5" (umlauts, sharp s, euro sign over two lines). */
+static const char greeting[] = "Gr\xC3\xBC\xC3\x9F" "e, Z\xC3\xBCrich\n\xE2\x82\xAC 5";
+/* Invalid: line 2 holds a surrogate (ED A0 80) after "caf\xC3\xA9 ". */
+static const unsigned char surrogate[] = "ok\ncaf\xC3\xA9 \xED\xA0\x80 end";
+/* Invalid: a truncated 4-byte sequence (F0 9F 98) at the very end. */
+static const uint8_t truncated[] = {'e', 'm', 'o', 'j', 'i', ':', ' ', 0xF0, 0x9F, 0x98};
+
+static int handled;
+
+/* noinline so that the breakpoint on it is hit once per call even if optimised. */
+__attribute__((noinline)) int handle_request(const struct request *req) {
+  handled++;
+  return (int)req->len + req->id;
+}
+
+__attribute__((noinline)) void checkpoint(void) {}
+
+int main(void) {
+  /* A char[N] array: "naïve" then NULs up to its 16 bytes (all valid). */
+  char name[16] = "na\xC3\xAFve";
+  /* A NUL-terminated string with an overlong encoding (C0 AF) at byte 4. */
+  const char *cstr = "path\xC0\xAF" "etc";
+  /* A valid NUL-terminated string. */
+  const char *word = "\xCE\xBA\xCF\x8C\xCF\x83\xCE\xBC\xCE\xB5";
+  struct request requests[4] = {
+      {1, greeting, sizeof greeting - 1},
+      {2, (const char *)surrogate, sizeof surrogate - 1},
+      {3, word, 10},
+      {4, (const char *)truncated, sizeof truncated},
+  };
+  size_t i;
+  int total = 0;
+
+  checkpoint(); /* the tests stop here and run utf8-check */
+  for (i = 0; i < sizeof requests / sizeof requests[0]; i++) {
+    total += handle_request(&requests[i]);
+  }
+  printf("handled %d requests (%d) %s %s\n", handled, total, name, cstr);
+  return 0;
+}

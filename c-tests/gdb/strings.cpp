@@ -1,0 +1,24 @@
+// A C++ program for the gdb tests (tests/gdb.rs): std::string (short, in its
+// inline buffer, and long, on the heap; with an embedded NUL) and std::string_view,
+// read by utf8-check from libstdc++'s layout. Needs C++17 (string_view).
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+__attribute__((noinline)) void checkpoint() {}
+
+int main() {
+  // Short: "Grüße" fits in the small-string buffer.
+  std::string short_ok = "Gr\xC3\xBC\xC3\x9F" "e";
+  // Long (heap): 40 ASCII bytes, then a lone continuation byte 80 at byte 40.
+  std::string long_bad = std::string(40, 'a') + "\x80" + "tail";
+  // An embedded NUL (valid UTF-8) and then a surrogate at byte 6: only the
+  // string's size counts, not its first NUL.
+  std::string with_nul("ab\0cd\n\xED\xA0\x80", 9);
+  std::string_view view(long_bad.data() + 38, 6);  // "aa" 80 "tai"
+  const std::string &ref = short_ok;
+  checkpoint();  // the tests stop here and run utf8-check
+  std::printf("%zu %zu %zu %zu %zu\n", short_ok.size(), long_bad.size(), with_nul.size(),
+              view.size(), ref.size());
+  return 0;
+}

@@ -1,0 +1,195 @@
+//! The library side of the header's debug macros `UTF8_ASSERT_VALID`,
+//! `UTF8_ASSERT_VALID_CSTR`, `UTF8_CHECK_OR_RETURN` and `UTF8_CHECK_OR_RETURN_VOID`
+//! (defined in the header's trailer, see `cbindgen.toml`).
+//!
+//! The macros pass the call site (`__FILE__`, `__LINE__`, `__func__`) and the text of
+//! the buffer expression (`#buf`); these functions validate and, on ill-formed input,
+//! write one line to stderr:
+//!
+//! `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE`
+//!
+//! where `B` is the offset of the first ill-formed sequence (`utf8_first_error`) and
+//! `MESSAGE` is `utf8_error_kind_message` of its kind: the same sentence `utf8check`
+//! and the gdb command `utf8-check` print.
+//!
+//! Unlike the rest of the C ABI, these functions allocate, but only on the failure
+//! path: the line is assembled in memory so that it reaches stderr in one `write`
+//! (lines from several threads do not interleave). Valid input costs one validation.
+
+use core::ffi::{c_char, c_int, c_void, CStr};
+use std::io::Write;
+
+use super::input;
+use crate::diagnostics::ErrorKind;
+
+/// What is wrong with a buffer, for the report line.
+enum Failure {
+    /// The first ill-formed sequence starts at `offset`.
+    Invalid { offset: usize, kind: ErrorKind },
+    /// `buf` is NULL with this non-zero length.
+    NullBuffer { len: usize },
+    /// The string pointer is NULL.
+    NullString,
+}
+
+/// The bytes of a NUL-terminated string, or `fallback` when it is NULL.
+///
+/// # Safety
+/// Unless it is NULL, `s` must point to a NUL-terminated string.
+unsafe fn text_or(s: *const c_char, fallback: &[u8]) -> &[u8] {
+    if s.is_null() {
+        return fallback;
+    }
+    // SAFETY: `s` is non-NULL and the caller guarantees it is NUL-terminated.
+    unsafe { CStr::from_ptr(s) }.to_bytes()
+}
+
+/// Writes `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE` and a
+/// newline to stderr in one write. Write errors are ignored: there is nowhere else to
+/// report them, and the caller goes on to abort or return either way.
+///
+/// # Safety
+/// Each of `expr`, `file` and `func` must be NULL or point to a NUL-terminated string.
+unsafe fn report(
+    failure: Failure,
+    expr: *const c_char,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+) {
+    let mut out: Vec<u8> = Vec::with_capacity(160);
+    // SAFETY: forwarded caller contract (`file` is NULL or NUL-terminated).
+    out.extend_from_slice(unsafe { text_or(file, b"?") });
+    let _ = write!(out, ":{line}: ");
+    // SAFETY: forwarded caller contract (`func` is NULL or NUL-terminated).
+    out.extend_from_slice(unsafe { text_or(func, b"?") });
+    let (offset, what): (usize, std::borrow::Cow<'static, str>) = match failure {
+        Failure::Invalid { offset, kind } => (offset, kind.message().into()),
+        Failure::NullBuffer { len } => (
+            0,
+            format!("the buffer is NULL but its length is {len}").into(),
+        ),
+        Failure::NullString => (0, "the string is NULL".into()),
+    };
+    let _ = write!(out, ": invalid UTF-8 at byte {offset} of ");
+    // SAFETY: forwarded caller contract (`expr` is NULL or NUL-terminated).
+    out.extend_from_slice(unsafe { text_or(expr, b"?") });
+    let _ = writeln!(out, ": {what}");
+    let _ = std::io::stderr().lock().write_all(&out);
+}
+
+/// Why `buf[0..len)` is not valid UTF-8, or `None` when it is.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes.
+unsafe fn failure_of(buf: *const c_void, len: usize) -> Option<Failure> {
+    // SAFETY: forwarded caller contract.
+    match unsafe { input(buf.cast::<c_char>(), len) } {
+        None => Some(Failure::NullBuffer { len }),
+        Some(bytes) => crate::check(bytes).err().map(|e| Failure::Invalid {
+            offset: e.offset,
+            kind: e.kind,
+        }),
+    }
+}
+
+/// Why the NUL-terminated string `s` is not valid UTF-8, or `None` when it is.
+///
+/// # Safety
+/// Unless it is NULL, `s` must point to a NUL-terminated string.
+unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
+    if s.is_null() {
+        return Some(Failure::NullString);
+    }
+    // SAFETY: `s` is non-NULL and the caller guarantees it is NUL-terminated.
+    let bytes = unsafe { CStr::from_ptr(s) }.to_bytes();
+    crate::check(bytes).err().map(|e| Failure::Invalid {
+        offset: e.offset,
+        kind: e.kind,
+    })
+}
+
+/// The function behind `UTF8_ASSERT_VALID(buf, len)`: returns when `buf[0..len)` is
+/// well-formed UTF-8; otherwise writes
+/// `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE` to stderr and
+/// calls `abort()` (the process dies with SIGABRT, like a failed `assert`).
+///
+/// - `buf`, `len`: the bytes to check (any object pointer converts to `const void *`,
+///   so `char *`, `unsigned char *` and `uint8_t *` buffers need no cast).
+/// - `expr`, `file`, `line`, `func`: the call site, as the macro passes them
+///   (`#buf`, `__FILE__`, `__LINE__`, `__func__`); each string may be NULL (printed
+///   as `?`).
+/// - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
+///   LEN" at byte 0; `len == 0` always passes.
+/// - On failure only, allocates to assemble the line, which is written in one call.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
+/// `expr`, `file` and `func` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_assert_valid(
+    buf: *const c_void,
+    len: usize,
+    expr: *const c_char,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+) {
+    // SAFETY: forwarded caller contract.
+    if let Some(failure) = unsafe { failure_of(buf, len) } {
+        // SAFETY: forwarded caller contract.
+        unsafe { report(failure, expr, file, line, func) };
+        std::process::abort();
+    }
+}
+
+/// The function behind `UTF8_ASSERT_VALID_CSTR(s)`: as `utf8_assert_valid` for the
+/// NUL-terminated string `s` (the NUL is not part of the input). A NULL `s` fails
+/// with "the string is NULL" at byte 0.
+///
+/// # Safety
+/// Unless it is NULL, `s` must point to a NUL-terminated string; each of `expr`,
+/// `file` and `func` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_assert_valid_cstr(
+    s: *const c_char,
+    expr: *const c_char,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+) {
+    // SAFETY: forwarded caller contract.
+    if let Some(failure) = unsafe { failure_of_cstr(s) } {
+        // SAFETY: forwarded caller contract.
+        unsafe { report(failure, expr, file, line, func) };
+        std::process::abort();
+    }
+}
+
+/// The function behind `UTF8_CHECK_OR_RETURN(buf, len, retval)` and
+/// `UTF8_CHECK_OR_RETURN_VOID(buf, len)`: returns true when `buf[0..len)` is
+/// well-formed UTF-8; otherwise writes the same line as `utf8_assert_valid` to
+/// stderr and returns false (it never aborts).
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
+/// `expr`, `file` and `func` must be NULL or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_check_or_log(
+    buf: *const c_void,
+    len: usize,
+    expr: *const c_char,
+    file: *const c_char,
+    line: c_int,
+    func: *const c_char,
+) -> bool {
+    // SAFETY: forwarded caller contract.
+    match unsafe { failure_of(buf, len) } {
+        None => true,
+        Some(failure) => {
+            // SAFETY: forwarded caller contract.
+            unsafe { report(failure, expr, file, line, func) };
+            false
+        }
+    }
+}
