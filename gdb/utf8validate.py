@@ -18,6 +18,7 @@
 
 import ctypes
 import ctypes.util
+import glob
 import os
 import sysconfig
 
@@ -59,7 +60,7 @@ def _script_dir():
 
 def _autoloaded_for():
     """The file name of the object file this script is being auto-loaded for
-    (`libutf8validate.so.0-gdb.py`), or None when it is `source`d."""
+    (`libutf8validate.so.<version>-gdb.py`), or None when it is `source`d."""
     objfile = gdb.current_objfile()
     return objfile.filename if objfile is not None else None
 
@@ -101,13 +102,16 @@ def _library_candidates():
         for _ in range(3):
             prefix = os.path.dirname(prefix)
             for libdir in libdirs:
-                for name in ("libutf8validate.so.0", "libutf8validate.so"):
-                    found.append(os.path.join(prefix, libdir, name))
+                # The soname (libutf8validate.so.0.1 for 0.1.x) or the real file
+                # name, then the development link libutf8validate.so.
+                pattern = os.path.join(prefix, libdir, "libutf8validate.so.*")
+                found.extend(sorted(glob.glob(pattern), key=len))
+                found.append(os.path.join(prefix, libdir, "libutf8validate.so"))
     # The system's search path (ld.so.cache, LD_LIBRARY_PATH).
     system = ctypes.util.find_library("utf8validate")
     if system:
         found.append(system)
-    found.extend(["libutf8validate.so.0", "libutf8validate.so"])
+    found.append("libutf8validate.so")
     unique = []
     for path in found:
         if path not in unique:
@@ -159,7 +163,7 @@ def library():
             raise gdb.GdbError(
                 "utf8validate: cannot load libutf8validate; tried:\n%s\n"
                 "Set %s to the library's path (e.g. target/release/libutf8validate.so"
-                " or PREFIX/lib/libutf8validate.so.0) and retry."
+                " or PREFIX/lib/libutf8validate.so) and retry."
                 % ("\n".join(tried), LIBRARY_ENV)
             )
     return _library
