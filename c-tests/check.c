@@ -1,10 +1,14 @@
-/* check.c: counters, failure reporting and the exact-copy wrappers of check.h. */
+/* check.c: counters, failure reporting and the guarded-copy wrappers of check.h. */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+
 #include "check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* Failures beyond this many are counted but not printed, to keep logs readable. */
 #define MAX_PRINTED_FAILURES 200
@@ -84,13 +88,56 @@ const char *state_name(utf8_state state)
     return raw < sizeof names / sizeof names[0] ? names[raw] : "(out of range)";
 }
 
-/* An exact-size heap copy of bytes[0..len): one byte past it is outside the block. */
-static unsigned char *exact_copy(const void *bytes, size_t len)
+/*
+ * Where the wrappers put their copies: [PROT_NONE page][GUARDED_CAPACITY bytes,
+ * rounded up to pages][PROT_NONE page]. A copy either ends at the last readable byte
+ * or starts at the first one (a pseudo-random choice, so that no function is tied to
+ * one edge by the order of calls), so a read just outside it faults.
+ */
+#define GUARDED_CAPACITY 4096
+static unsigned char *guarded;      /* the first readable byte */
+static size_t guarded_size;         /* readable bytes */
+static unsigned long edge_bits = 0x2545F491UL; /* xorshift32 state: picks the edge */
+
+static void map_guarded_area(void)
 {
-    unsigned char *copy = (unsigned char *)malloc(len ? len : 1);
-    if (copy == NULL) {
-        fprintf(stderr, "out of memory\n");
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    unsigned char *m;
+    guarded_size = (GUARDED_CAPACITY + page - 1) / page * page;
+    m = (unsigned char *)mmap(NULL, guarded_size + 2 * page, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) != 0 ||
+        mprotect(m + page + guarded_size, page, PROT_NONE) != 0) {
+        perror("c-tests: mmap/mprotect of the guarded area");
         exit(2);
+    }
+    guarded = m + page;
+}
+
+/* A copy of bytes[0..len) against a PROT_NONE page, with continuation bytes (0x80)
+   on its other side, so reading them would also change a truncated input's answer. */
+static unsigned char *guarded_copy(const void *bytes, size_t len)
+{
+    unsigned char *copy;
+    size_t pad;
+    if (guarded == NULL) {
+        map_guarded_area();
+    }
+    if (len > GUARDED_CAPACITY) {
+        fprintf(stderr, "c-tests: input of %lu bytes exceeds GUARDED_CAPACITY\n",
+                (unsigned long)len);
+        exit(2);
+    }
+    pad = len + 16 <= guarded_size ? 16 : 0;
+    edge_bits ^= (edge_bits << 13) & 0xFFFFFFFFUL;
+    edge_bits ^= edge_bits >> 17;
+    edge_bits ^= (edge_bits << 5) & 0xFFFFFFFFUL;
+    if (edge_bits & 1) {
+        copy = guarded + guarded_size - len; /* ends where the PROT_NONE page begins */
+        memset(copy - pad, 0x80, pad);
+    } else {
+        copy = guarded; /* starts where the PROT_NONE page ends */
+        memset(copy + len, 0x80, pad);
     }
     if (len) {
         memcpy(copy, bytes, len);
@@ -98,35 +145,35 @@ static unsigned char *exact_copy(const void *bytes, size_t len)
     return copy;
 }
 
-/* Fails the suite if the library changed its const input; then frees the copy. */
-static void release_copy(unsigned char *copy, const void *bytes, size_t len, const char *fn)
+/* Fails the suite if the library changed its const input. */
+static void check_unchanged(const unsigned char *copy, const void *bytes, size_t len,
+                            const char *fn)
 {
     if (len && memcmp(copy, bytes, len) != 0) {
         check_fail(__FILE__, __LINE__, "%s modified its input [%s]", fn, hex(bytes, len));
     }
-    free(copy);
 }
 
 bool t_validate(const void *bytes, size_t len)
 {
-    unsigned char *copy = exact_copy(bytes, len);
+    const unsigned char *copy = guarded_copy(bytes, len);
     bool result = utf8_validate((const char *)copy, len);
-    release_copy(copy, bytes, len, "utf8_validate");
+    check_unchanged(copy, bytes, len, "utf8_validate");
     return result;
 }
 
 size_t t_first_error(const void *bytes, size_t len)
 {
-    unsigned char *copy = exact_copy(bytes, len);
+    const unsigned char *copy = guarded_copy(bytes, len);
     size_t result = utf8_first_error((const char *)copy, len);
-    release_copy(copy, bytes, len, "utf8_first_error");
+    check_unchanged(copy, bytes, len, "utf8_first_error");
     return result;
 }
 
 utf8_state t_chunk(utf8_state state, const void *bytes, size_t len)
 {
-    unsigned char *copy = exact_copy(bytes, len);
+    const unsigned char *copy = guarded_copy(bytes, len);
     utf8_state result = utf8_validate_chunk(state, (const char *)copy, len);
-    release_copy(copy, bytes, len, "utf8_validate_chunk");
+    check_unchanged(copy, bytes, len, "utf8_validate_chunk");
     return result;
 }

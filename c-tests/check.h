@@ -5,9 +5,10 @@
  * "FAIL file:line: cond: <message>" to stdout. check_summary() prints the suite's
  * last line, exactly "N passed, M failed", and returns the process exit status.
  *
- * The t_* wrappers call the library on an exact-size heap copy of the input, so that
- * valgrind (and AddressSanitizer, for the C side) sees any read past the end, and
- * they fail the suite if the library wrote to its (const) input.
+ * The t_* wrappers call the library on a copy of the input placed against a PROT_NONE
+ * page (alternately ending at the page's last byte and starting at the next page's
+ * first byte), so that every call in the suite is also an over-read test: a read just
+ * outside the input faults. They fail the suite if the library wrote to its input.
  */
 #ifndef C_TESTS_CHECK_H
 #define C_TESTS_CHECK_H
@@ -38,7 +39,7 @@ int check_summary(void);
 /* Formats bytes as "41 E2 89" into a static buffer (for failure messages only). */
 const char *hex(const void *bytes, size_t len);
 
-/* The public functions, called on an exact-size malloc'ed copy of bytes[0..len). */
+/* The public functions, called on a guarded copy of bytes[0..len) (at most 4096). */
 bool t_validate(const void *bytes, size_t len);
 size_t t_first_error(const void *bytes, size_t len);
 utf8_state t_chunk(utf8_state state, const void *bytes, size_t len);

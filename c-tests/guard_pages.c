@@ -365,6 +365,7 @@ int main(void)
     size_t len, c, i;
     struct sigaction sa;
 
+    setvbuf(stdout, NULL, _IOLBF, 0);
     page = (size_t)sysconf(_SC_PAGESIZE);
     map_guarded(65536 + 17);
     check_guards_fault();

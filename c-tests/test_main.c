@@ -52,10 +52,17 @@ int main(int argc, char **argv)
         }
     }
 
+    /* Line-buffered, so that a crash leaves the failures and the group it was in. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("== version\n");
     test_version(expected_version);
+    printf("== state machine: byte classes, transitions\n");
     test_state_machine();
+    printf("== examples: RFC 3629, RFC 2279, offsets, NULL\n");
     test_examples();
+    printf("== the draft's never-used bytes and pairs\n");
     test_never_used();
+    printf("== chunks: every split of multilingual text\n");
     test_chunks();
     return check_summary();
 }

@@ -51,6 +51,8 @@ const SANITIZERS: &[&str] = &[
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
 ];
+/// What a non-zero exit without a failed check means when no tool wraps the program.
+const NO_SANITIZER: &str = "the program failed before or after its checks";
 /// No C program here should take more than a few seconds (valgrind: tens).
 const TIMEOUT: Duration = Duration::from_secs(600);
 
@@ -180,10 +182,11 @@ fn build(program: &Program, lib: &Library) -> PathBuf {
             cmd.arg(&lib.staticlib).args(STATIC_LIB_DEPS);
         }
         Link::Shared => {
-            let dir = lib.dir.display();
-            cmd.arg(format!("-L{dir}"))
+            let runtime = runtime_dir(&exe);
+            link_runtime_dir(lib, &runtime);
+            cmd.arg(format!("-L{}", lib.dir.display()))
                 .arg("-lutf8validate")
-                .arg(format!("-Wl,-rpath,{dir}"));
+                .arg(format!("-Wl,-rpath,{}", runtime.display()));
         }
     }
     let output = cmd
@@ -197,6 +200,71 @@ fn build(program: &Program, lib: &Library) -> PathBuf {
         String::from_utf8_lossy(&output.stderr)
     );
     exe
+}
+
+/// The directory a program linked with [`Link::Shared`] loads the library from (its
+/// rpath; the tests also put it in `LD_LIBRARY_PATH`, ahead of the directories cargo
+/// adds there, which may hold a stale `libutf8validate.so` from an earlier build).
+fn runtime_dir(exe: &Path) -> PathBuf {
+    exe.parent().expect("exe has a directory").join("lib")
+}
+
+/// The name the dynamic loader looks for: the library's ELF soname (e.g.
+/// `libutf8validate.so.0.1`), recorded as DT_NEEDED by the linker, or, without one,
+/// the file name.
+fn loaded_name(lib: &Library) -> String {
+    let file_name = || {
+        let name = lib.cdylib.file_name().expect("the .so has a file name");
+        name.to_string_lossy().into_owned()
+    };
+    let Ok(out) = Command::new("readelf").arg("-d").arg(&lib.cdylib).output() else {
+        return file_name();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find(|l| l.contains("(SONAME)"))
+        .and_then(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_string()))
+        .unwrap_or_else(file_name)
+}
+
+/// Makes `dir` hold the library under the name the loader looks for: a symlink to the
+/// `.so` cargo just built, as an installation would have.
+fn link_runtime_dir(lib: &Library, dir: &Path) {
+    fs::create_dir_all(dir).expect("the runtime directory can be created");
+    let link = dir.join(loaded_name(lib));
+    let _ = fs::remove_file(&link);
+    std::os::unix::fs::symlink(&lib.cdylib, &link)
+        .unwrap_or_else(|e| panic!("cannot link {} to the .so: {e}", link.display()));
+}
+
+/// `LD_LIBRARY_PATH` for a shared-library program: only its runtime directory.
+fn library_path(exe: &Path) -> String {
+    runtime_dir(exe)
+        .to_str()
+        .expect("the target dir is UTF-8")
+        .to_string()
+}
+
+/// Checks with `ldd` that `exe` loads the `.so` cargo just built, through `envs`.
+fn assert_loads_built_library(exe: &Path, lib: &Library, envs: &[(&str, &str)]) {
+    let loaded = ldd(exe, envs);
+    let name = loaded_name(lib);
+    let path = loaded
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(&format!("{name} => "))?
+                .split(" (")
+                .next()
+        })
+        .unwrap_or_else(|| panic!("{} does not load {name}:\n{loaded}", exe.display()));
+    assert_eq!(
+        fs::canonicalize(path).ok(),
+        fs::canonicalize(&lib.cdylib).ok(),
+        "{} loads {name} from {path}, not the library cargo built ({}):\n{loaded}",
+        exe.display(),
+        lib.cdylib.display()
+    );
 }
 
 /// What a finished C program left behind.
@@ -285,7 +353,8 @@ fn assert_passed(run: &Run, exit_meaning: &str) -> u64 {
         .collect();
     let [passed, failed] = counts[..] else {
         panic!(
-            "{}: the last line is {last:?}, not \"N passed, M failed\" ({})\n{}",
+            "{} stopped before its summary line \"N passed, M failed\" ({}; a non-zero \
+             status here means: {exit_meaning}); its last line is {last:?}\n{}",
             run.what,
             run.status,
             run.log()
@@ -335,8 +404,15 @@ fn guard_pages<'a>(variant: &'a str, link: Link, extra_flags: &'a [&'a str]) -> 
 }
 
 /// Runs the suite, passing Cargo.toml's version for the C side to compare with the
-/// library's and the header's, and checks the version line it prints.
-fn run_suite(what: &str, exe: &Path, wrapper: &[&str], envs: &[(&str, &str)]) -> Run {
+/// library's and the header's; checks that every check passed (see [`assert_passed`])
+/// and the version line it prints. Returns the number of checks.
+fn run_suite(
+    what: &str,
+    exe: &Path,
+    wrapper: &[&str],
+    envs: &[(&str, &str)],
+    exit_meaning: &str,
+) -> u64 {
     let mut cmd = match wrapper.split_first() {
         Some((tool, args)) => {
             let mut c = Command::new(tool);
@@ -348,6 +424,7 @@ fn run_suite(what: &str, exe: &Path, wrapper: &[&str], envs: &[(&str, &str)]) ->
     cmd.args(["--expect-version", env!("CARGO_PKG_VERSION")]);
     cmd.envs(envs.iter().copied());
     let run = run_program(what, cmd, exe.parent().expect("exe has a directory"));
+    let passed = assert_passed(&run, exit_meaning);
     let version = env!("CARGO_PKG_VERSION");
     let expected = format!("library version: {version}, header version: {version}");
     assert!(
@@ -355,7 +432,7 @@ fn run_suite(what: &str, exe: &Path, wrapper: &[&str], envs: &[(&str, &str)]) ->
         "{what}: no line {expected:?}: the library, header and Cargo.toml disagree\n{}",
         run.log()
     );
-    run
+    passed
 }
 
 /// The shared libraries `exe` loads, as the dynamic loader resolves them.
@@ -377,26 +454,17 @@ fn c_suite_against_static_library() {
         !ldd(&exe, &[]).contains("libutf8validate"),
         "the statically linked suite loads libutf8validate.so"
     );
-    let run = run_suite("C suite (static)", &exe, &[], &[]);
-    assert_passed(&run, "exit status without failed checks");
+    run_suite("C suite (static)", &exe, &[], &[], NO_SANITIZER);
 }
 
 #[test]
 fn c_suite_against_shared_library() {
     let lib = library();
     let exe = build(&suite("suite-shared", Link::Shared, &[]), &lib);
-    let dir = lib.dir.to_str().expect("the target dir is UTF-8");
-    // The rpath points at deps/; LD_LIBRARY_PATH too, so that no other copy wins.
-    let envs = [("LD_LIBRARY_PATH", dir)];
-    let loaded = ldd(&exe, &envs);
-    let expected = format!("libutf8validate.so => {}", lib.cdylib.display());
-    assert!(
-        loaded.contains(&expected),
-        "the suite does not load {}:\n{loaded}",
-        lib.cdylib.display()
-    );
-    let run = run_suite("C suite (shared)", &exe, &[], &envs);
-    assert_passed(&run, "exit status without failed checks");
+    let path = library_path(&exe);
+    let envs = [("LD_LIBRARY_PATH", path.as_str())];
+    assert_loads_built_library(&exe, &lib, &envs);
+    run_suite("C suite (shared)", &exe, &[], &envs, NO_SANITIZER);
 }
 
 #[test]
@@ -408,7 +476,7 @@ fn guard_pages_static() {
         Command::new(&exe),
         exe.parent().unwrap(),
     );
-    assert_passed(&run, "exit status without failed checks");
+    assert_passed(&run, NO_SANITIZER);
 }
 
 #[test]
@@ -416,9 +484,9 @@ fn guard_pages_shared() {
     let lib = library();
     let exe = build(&guard_pages("guard-shared", Link::Shared, &[]), &lib);
     let mut cmd = Command::new(&exe);
-    cmd.env("LD_LIBRARY_PATH", &lib.dir);
+    cmd.env("LD_LIBRARY_PATH", library_path(&exe));
     let run = run_program("guard pages (shared)", cmd, exe.parent().unwrap());
-    assert_passed(&run, "exit status without failed checks");
+    assert_passed(&run, NO_SANITIZER);
 }
 
 /// Whether the C compiler can build and run a program with ASan + UBSan here.
@@ -461,8 +529,13 @@ fn c_suite_with_address_and_undefined_sanitizers() {
         ("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1"),
     ];
     let exe = build(&suite("suite-asan-ubsan", Link::Static, SANITIZERS), &lib);
-    let run = run_suite("C suite (ASan+UBSan)", &exe, &[], &envs);
-    assert_passed(&run, "a sanitizer report");
+    run_suite(
+        "C suite (ASan+UBSan)",
+        &exe,
+        &[],
+        &envs,
+        "a sanitizer report",
+    );
 
     let exe = build(
         &guard_pages("guard-asan-ubsan", Link::Static, SANITIZERS),
@@ -481,8 +554,10 @@ fn c_suite_under_valgrind() {
     }
     let lib = library();
     let exe = build(&suite("suite-valgrind", Link::Shared, &[]), &lib);
-    let dir = lib.dir.to_str().expect("the target dir is UTF-8");
-    let run = run_suite(
+    let path = library_path(&exe);
+    let envs = [("LD_LIBRARY_PATH", path.as_str())];
+    assert_loads_built_library(&exe, &lib, &envs);
+    run_suite(
         "C suite (shared, valgrind)",
         &exe,
         &[
@@ -491,9 +566,9 @@ fn c_suite_under_valgrind() {
             "--leak-check=full",
             "--quiet",
         ],
-        &[("LD_LIBRARY_PATH", dir)],
+        &envs,
+        "valgrind reported errors",
     );
-    assert_passed(&run, "valgrind reported errors");
 }
 
 /// The header alone, as every language standard the issue names, with gcc and clang:
