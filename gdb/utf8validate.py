@@ -311,10 +311,13 @@ def bytes_of(value, length=None):
         return _read(address, length)
     if t.code == gdb.TYPE_CODE_ARRAY:
         if not _byte_sized(t.target().strip_typedefs()):
-            raise gdb.GdbError("%s is not an array of bytes" % value.type)
+            raise gdb.GdbError(
+                "%s is not an array of bytes (char, unsigned char, uint8_t)" % value.type
+            )
         size = _length_arg(length, t.sizeof, "the array")
         if value.address is None:
-            raise gdb.GdbError("the array is not in the program's memory")
+            # Not in the program's memory: a literal such as "caf\xc3\xa9" typed in gdb.
+            return bytes(int(value[i]) & 0xFF for i in range(size))
         return _read(int(value.address), size) if size else b""
     if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
         data = _std_string(value, t, length)

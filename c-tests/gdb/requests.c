@@ -28,11 +28,17 @@ static const unsigned char surrogate[] = "ok\ncaf\xC3\xA9 \xED\xA0\x80 end";
 static const uint8_t truncated[] = {'e', 'm', 'o', 'j', 'i', ':', ' ', 0xF0, 0x9F, 0x98};
 
 static int handled;
+static int rejected;
 
-/* noinline so that the breakpoint on it is hit once per call even if optimised. */
+/* Rejects a request whose body is not UTF-8; noinline so that a breakpoint on it is
+   hit once per call at any optimisation level. */
 __attribute__((noinline)) int handle_request(const struct request *req) {
   handled++;
-  return (int)req->len + req->id;
+  if (!utf8_validate(req->body, req->len)) {
+    rejected++;
+    return -1;
+  }
+  return req->id;
 }
 
 __attribute__((noinline)) void checkpoint(void) {}
@@ -57,6 +63,7 @@ int main(void) {
   for (i = 0; i < sizeof requests / sizeof requests[0]; i++) {
     total += handle_request(&requests[i]);
   }
-  printf("handled %d requests (%d) %s %s\n", handled, total, name, cstr);
+  printf("handled %d requests, rejected %d (%d) %s %s %s\n", handled, rejected, total, name,
+         cstr, word);
   return 0;
 }
