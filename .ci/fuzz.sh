@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Bounded, coverage-guided, differential fuzzing of utf8validate (part of CI).
+#
+# Targets (each compares every answer with an oracle the library does not share):
+#   validate  fuzz/fuzz_targets/validate.rs  one-shot Rust API, every back end this CPU
+#             supports, and the extern "C" functions (incl. the C-string forms) vs
+#             std::str::from_utf8 (validity, valid_up_to, error_len) and the kinds.
+#   chunked   fuzz/fuzz_targets/chunked.rs   validate_chunk / utf8_validate_chunk /
+#             each back end on split points taken from the input: the state after
+#             every piece vs the draft's table, the final verdict vs the one-shot one.
+#   c_api     c-tests/fuzz/fuzz_c_api.c      libFuzzer harness in C through the header,
+#             built with clang -fsanitize=fuzzer,address,undefined, linking the static
+#             library; oracle: the RFC 3629 grammar written in C; inputs also placed
+#             against PROT_NONE guard pages.
+# The Rust targets and the static library the C harness links are built by cargo-fuzz
+# with AddressSanitizer, debug assertions, overflow checks and libFuzzer's coverage
+# instrumentation, so ASan also sees the library's own loads from C.
+#
+# Usage: bash .ci/fuzz.sh [target...]          (default: all targets)
+#   FUZZ_SECONDS=45   seconds per target (default 45). For a long run, e.g. overnight:
+#                       FUZZ_SECONDS=28800 bash .ci/fuzz.sh validate
+#                     or directly, with every libFuzzer option:
+#                       RUSTC_BOOTSTRAP=1 cargo fuzz run chunked -- -max_len=65536 -jobs=2
+#   FUZZ_JOBS=2       targets fuzzed at the same time (default 2, one per core here).
+# Corpus: fuzz/corpus/<target>/ keeps what each run found (git-ignored); every run
+# also starts from seeds generated into a temporary directory from test vectors,
+# ../shared/testdata/UTF-8-test.txt (line by line) and slices of ../shared/corpus/.
+# Crashes and mismatches: the input is saved as fuzz/artifacts/<target>/crash-<sha1>
+# (the script exits 1 and prints the log). Reproduce with
+#   RUSTC_BOOTSTRAP=1 cargo fuzz run <target> fuzz/artifacts/<target>/crash-<sha1>
+#   target/fuzz/c_api/fuzz_c_api fuzz/artifacts/c_api/crash-<sha1>
+#
+# Needs: a stable Rust (nightly not required: RUSTC_BOOTSTRAP=1 lets stable accept
+# -Zsanitizer=address), cargo-fuzz (installed from crates.io if missing), a C++
+# compiler (libfuzzer-sys builds libFuzzer), and for c_api clang with its sanitizer and
+# libFuzzer runtimes (Debian 12: clang libclang-rt-14-dev; llvm for symbolized
+# reports). Under CI=true a missing tool fails the run; elsewhere c_api is skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+start=$SECONDS
+
+seconds=${FUZZ_SECONDS:-45}
+jobs=${FUZZ_JOBS:-2}
+all_targets=(validate chunked c_api)
+if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
+# A stable toolchain accepts -Z flags with this; harmless on nightly.
+export RUSTC_BOOTSTRAP=1
+target_dir="${CARGO_TARGET_DIR:-$root/target}/fuzz"
+triple=$(rustc -vV | sed -n 's/^host: //p')
+
+say() { printf '[fuzz %3ds] %s\n' $((SECONDS - start)) "$*"; }
+missing() {
+  if [ "${CI:-}" = true ]; then
+    say "FAIL: $1 (required in CI)"
+    exit 1
+  fi
+  say "skipping: $1"
+}
+
+# --- tools -----------------------------------------------------------------------
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  say "installing cargo-fuzz from crates.io"
+  cargo install cargo-fuzz --locked --quiet
+fi
+say "$(cargo fuzz --version), $(rustc --version)"
+
+want_c=false
+for t in "${targets[@]}"; do [ "$t" = c_api ] && want_c=true; done
+if $want_c; then
+  probe=$(mktemp -d)
+  printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
+    >"$probe/p.c"
+  if ! command -v clang >/dev/null; then
+    missing "clang not found (apt-get install clang libclang-rt-14-dev)"
+    want_c=false
+  elif ! clang -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" 2>/dev/null; then
+    missing "clang cannot link -fsanitize=fuzzer,address,undefined (apt-get install libclang-rt-14-dev)"
+    want_c=false
+  fi
+  rm -rf "$probe"
+  if ! $want_c; then
+    mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vx c_api || true)
+  fi
+fi
+
+# --- seeds -----------------------------------------------------------------------
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+mkdir -p "$seeds/bytes" "$seeds/chunked"
+seed() { # seed <bytes on stdin>: one more seed file
+  cat >"$(mktemp "$seeds/bytes/seed-XXXXXX")"
+}
+slice() { # slice <file> <offset> <length>: those bytes (fewer at the end of the file)
+  head -c $(($2 + $3)) "$1" | tail -c +$(($2 + 1))
+}
+# Test vectors: the RFC 3629 section 7 examples, the edges of Unicode Table 3-7, and
+# ill-formed sequences of every kind (overlong, surrogate, too large, never-used byte,
+# stray continuation, missing continuation, truncated).
+for hex in \
+  '41 E2 89 A2 CE 91 2E' 'ED 95 9C EA B5 AD EC 96 B4' 'E6 97 A5 E6 9C AC E8 AA 9E' \
+  'EF BB BF F0 A3 8E B4' '00' '7F' 'C2 80' 'DF BF' 'E0 A0 80' 'EF BF BF' 'ED 9F BF' \
+  'EE 80 80' 'F0 90 80 80' 'F4 8F BF BF' 'C0 AF' 'C1 BF' 'E0 9F BF' 'F0 8F BF BF' \
+  'ED A0 80' 'ED BF BF' 'ED A0 80 ED B0 80' 'F4 90 80 80' 'F5 80 80 80' 'F8 88 80 80 80' \
+  'FC 84 80 80 80 80' 'FE' 'FF' '80' 'BF' 'C3 A9 BF' 'C3 41' 'E2 82 41' 'F0 9F 98 41' \
+  'E2 82' 'F0 9F 98' '61 62 63 F0 9F 98 80 64 65 66'; do
+  printf "$(printf '\\x%s' $hex)" | seed
+done
+testdata=$root/../shared/testdata/UTF-8-test.txt
+corpus=$root/../shared/corpus
+if [ -f "$testdata" ]; then
+  split -l 1 -a 3 "$testdata" "$seeds/bytes/kuhn-"
+  for off in 0 4000 4400 8000 16000; do slice "$testdata" $off 1024 | seed; done
+else
+  missing "$testdata not found (seeds from test vectors and corpus only)"
+fi
+if [ -d "$corpus" ]; then
+  # Slices at odd offsets start and end inside characters.
+  for f in "$corpus"/*.txt "$corpus"/*/*.txt; do
+    for slice in 0:64 1:100 1001:33 5001:1000 20002:4096; do
+      slice "$f" "${slice%:*}" "${slice#*:}" | seed
+    done
+  done
+else
+  missing "$corpus not found (seeds from test vectors and test data only)"
+fi
+# The chunked target reads a header first (fuzz/src/lib.rs, split_input): 3 cuts.
+for f in "$seeds/bytes"/*; do
+  len=$(stat -c %s "$f")
+  {
+    printf '\x03'
+    for cut in $((len / 3)) $((len / 2 + 1)) $((2 * len / 3 + 2)); do
+      printf "$(printf '\\x%02x\\x%02x' $((cut & 255)) $(((cut >> 8) & 255)))"
+    done
+    cat "$f"
+  } >"$seeds/chunked/$(basename "$f")"
+done
+say "$(ls "$seeds/bytes" | wc -l) seeds"
+
+# --- build -----------------------------------------------------------------------
+mkdir -p fuzz/corpus fuzz/artifacts
+say "building the Rust fuzz targets (cargo fuzz build, ASan + coverage)"
+if ! cargo fuzz build --target-dir "$target_dir" >"$seeds/build.log" 2>&1; then
+  cat "$seeds/build.log"
+  say "FAIL: cargo fuzz build"
+  exit 1
+fi
+if $want_c; then
+  # The static library for the C harness, instrumented like cargo-fuzz instruments the
+  # Rust targets: AddressSanitizer (so ASan checks the library's own loads, not only
+  # the harness's), libFuzzer's coverage counters and compare tracing (so the fuzzer
+  # is guided by the library's branches), debug assertions and overflow checks.
+  # Its own target dir: other RUSTFLAGS, and only the library (no `cli` feature).
+  say "building libutf8validate.a for c_api (ASan + coverage)"
+  c_target_dir="$target_dir/c_api"
+  if ! RUSTFLAGS="-Zsanitizer=address -Cpasses=sancov-module \
+      -Cllvm-args=-sanitizer-coverage-level=4 \
+      -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
+      -Cllvm-args=-sanitizer-coverage-pc-table \
+      -Cllvm-args=-sanitizer-coverage-trace-compares \
+      -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers" \
+    cargo rustc --quiet --release --lib --no-default-features --crate-type staticlib \
+      --target "$triple" --target-dir "$c_target_dir" >"$seeds/build-c.log" 2>&1; then
+    cat "$seeds/build-c.log"
+    say "FAIL: building the static library for c_api"
+    exit 1
+  fi
+  lib="$c_target_dir/$triple/release/libutf8validate.a"
+  mkdir -p fuzz/artifacts/c_api
+  say "building c_api (clang -fsanitize=fuzzer,address,undefined + $lib)"
+  clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+    -Wall -Wextra -Werror -I include c-tests/fuzz/fuzz_c_api.c "$lib" \
+    -lpthread -ldl -lm -o "$c_target_dir/fuzz_c_api"
+fi
+
+# --- run -------------------------------------------------------------------------
+logs=$target_dir/logs
+mkdir -p "$logs"
+libfuzzer_opts=(-max_total_time="$seconds" -max_len=4096 -dict="$root/fuzz/utf8.dict"
+  -print_final_stats=1)
+run_one() {
+  local t=$1 seedset=bytes
+  [ "$t" = chunked ] && seedset=chunked
+  mkdir -p "fuzz/corpus/$t"
+  if [ "$t" = c_api ]; then
+    "$target_dir/c_api/fuzz_c_api" "fuzz/corpus/$t" "$seeds/$seedset" \
+      -artifact_prefix="fuzz/artifacts/c_api/" "${libfuzzer_opts[@]}"
+  else
+    cargo fuzz run --target-dir "$target_dir" "$t" "fuzz/corpus/$t" "$seeds/$seedset" \
+      -- "${libfuzzer_opts[@]}"
+  fi
+}
+say "fuzzing ${targets[*]}: ${seconds}s each, $jobs at a time"
+declare -A pid_of=()
+failed=()
+finish() { # finish <target>: wait for it and report
+  local t=$1 rc=0
+  wait "${pid_of[$t]}" || rc=$?
+  local runs rate
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$t.log")
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$logs/$t.log")
+  if [ "$rc" = 0 ]; then
+    say "$t: ok, ${runs:-?} runs, ${rate:-?} execs/s, corpus $(ls "fuzz/corpus/$t" | wc -l) inputs"
+  else
+    say "$t: FAILED (exit $rc); log $logs/$t.log, last lines:"
+    grep -v '^#[0-9]' "$logs/$t.log" | tail -n 60
+    ls -1 "fuzz/artifacts/$t/" 2>/dev/null | sed 's/^/    saved: fuzz\/artifacts\/'"$t"'\//'
+    failed+=("$t")
+  fi
+}
+running=()
+for t in "${targets[@]}"; do
+  run_one "$t" >"$logs/$t.log" 2>&1 &
+  pid_of[$t]=$!
+  running+=("$t")
+  if [ "${#running[@]}" -ge "$jobs" ]; then
+    finish "${running[0]}"
+    running=("${running[@]:1}")
+  fi
+done
+for t in "${running[@]}"; do finish "$t"; done
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  say "FAIL: ${failed[*]}"
+  exit 1
+fi
+say "done: ${targets[*]}"

@@ -1,0 +1,290 @@
+/*
+ * fuzz_c_api.c: a libFuzzer harness for the C ABI of libutf8validate, differential
+ * against an independent oracle: the RFC 3629 section 4 grammar, written out below
+ * by hand (no code shared with the library or the Rust tests).
+ *
+ * For every input it checks, through include/utf8validate.h:
+ * - utf8_validate, utf8_first_error, and utf8_check (offset, maximal-subpart length
+ *   as Unicode section 3.9 defines it, and error kind; also with err == NULL);
+ * - utf8_validate_chunk with the input cut at a point taken from the input, the
+ *   state after the first piece against the state the draft's table gives for that
+ *   prefix, the final state against the one-shot verdict;
+ * - utf8_next_state stepped over every byte, against the same table;
+ * - utf8_validate_cstr and utf8_first_error_cstr on a NUL-terminated copy;
+ * - all of the above again (verdicts only) on copies placed so that the last byte
+ *   is the last byte before a PROT_NONE page, and the first byte the first after
+ *   one: a read outside [buf, buf + len) is a SIGSEGV even where the library code
+ *   was not built with AddressSanitizer.
+ * A disagreement calls abort(), which libFuzzer reports as a crash, saving the input.
+ *
+ * Built by .ci/fuzz.sh:
+ *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+ *     -I include c-tests/fuzz/fuzz_c_api.c <libutf8validate.a> -lpthread -ldl -lm
+ * with the static library built by cargo with AddressSanitizer and libFuzzer's
+ * coverage instrumentation (see the script), so the fuzzer is guided by the
+ * library's branches and ASan sees the library's own loads.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "utf8validate.h"
+
+/* ---- The oracle: RFC 3629 section 4, UTF8-octets ------------------------------
+ *
+ *   UTF8-1    = %x00-7F
+ *   UTF8-2    = %xC2-DF UTF8-tail
+ *   UTF8-3    = %xE0 %xA0-BF UTF8-tail / %xE1-EC 2( UTF8-tail ) /
+ *               %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )
+ *   UTF8-4    = %xF0 %x90-BF 2( UTF8-tail ) / %xF1-F3 3( UTF8-tail ) /
+ *               %xF4 %x80-8F 2( UTF8-tail )
+ *   UTF8-tail = %x80-BF
+ */
+
+/* What the grammar says about the bytes at one position. */
+typedef struct {
+    size_t need;    /* length of the character the lead byte starts; 0: no character */
+    size_t matched; /* bytes that follow the grammar from the lead (>= 1 if need) */
+    unsigned char lo, hi; /* allowed range of the second byte */
+} oracle_char;
+
+static oracle_char oracle_at(const unsigned char *s, size_t n) {
+    oracle_char c = {0, 0, 0x80, 0xBF};
+    unsigned char b = s[0];
+    if (b <= 0x7F) {
+        c.need = 1;
+    } else if (b >= 0xC2 && b <= 0xDF) {
+        c.need = 2;
+    } else if (b == 0xE0) {
+        c.need = 3, c.lo = 0xA0;
+    } else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF) {
+        c.need = 3;
+    } else if (b == 0xED) {
+        c.need = 3, c.hi = 0x9F;
+    } else if (b == 0xF0) {
+        c.need = 4, c.lo = 0x90;
+    } else if (b >= 0xF1 && b <= 0xF3) {
+        c.need = 4;
+    } else if (b == 0xF4) {
+        c.need = 4, c.hi = 0x8F;
+    } else {
+        return c; /* 80-BF, C0-C1, F5-FF start nothing */
+    }
+    c.matched = 1;
+    while (c.matched < c.need && c.matched < n) {
+        unsigned char t = s[c.matched];
+        unsigned char lo = c.matched == 1 ? c.lo : 0x80;
+        unsigned char hi = c.matched == 1 ? c.hi : 0xBF;
+        if (t < lo || t > hi) {
+            break;
+        }
+        c.matched++;
+    }
+    return c;
+}
+
+typedef struct {
+    bool valid;
+    size_t offset;      /* first ill-formed sequence, or the length when valid */
+    size_t length;      /* its maximal subpart (Unicode 3.9), 0 when valid */
+    utf8_error_kind kind;
+    utf8_state state;   /* the draft's state after all the bytes */
+} oracle_result;
+
+static oracle_result oracle(const unsigned char *s, size_t n) {
+    oracle_result r = {true, n, 0, UTF8_ERROR_NONE, UTF8_STATE_START};
+    size_t i = 0;
+    while (i < n) {
+        oracle_char c = oracle_at(s + i, n - i);
+        if (c.need != 0 && c.matched == c.need) {
+            i += c.need;
+            continue;
+        }
+        r.valid = false;
+        r.offset = i;
+        unsigned char b = s[i];
+        if (c.need == 0) {
+            r.length = 1;
+            r.state = UTF8_STATE_ERROR;
+            if (b >= 0x80 && b <= 0xBF) {
+                r.kind = UTF8_ERROR_UNEXPECTED_CONTINUATION;
+            } else if (b == 0xC0 || b == 0xC1) {
+                r.kind = UTF8_ERROR_OVERLONG;
+            } else if (b >= 0xF5 && b <= 0xF7) {
+                r.kind = UTF8_ERROR_TOO_LARGE;
+            } else {
+                r.kind = UTF8_ERROR_INVALID_BYTE;
+            }
+        } else if (i + c.matched == n) {
+            /* Out of input inside a character: the draft's state says what is
+             * still expected (states C, D, F, G: the restricted second byte). */
+            r.length = c.matched;
+            r.kind = UTF8_ERROR_TRUNCATED;
+            size_t left = c.need - c.matched;
+            if (c.matched == 1 && b == 0xE0) {
+                r.state = UTF8_STATE_C;
+            } else if (c.matched == 1 && b == 0xED) {
+                r.state = UTF8_STATE_D;
+            } else if (c.matched == 1 && b == 0xF0) {
+                r.state = UTF8_STATE_F;
+            } else if (c.matched == 1 && b == 0xF4) {
+                r.state = UTF8_STATE_G;
+            } else if (left == 3) {
+                r.state = UTF8_STATE_E;
+            } else if (left == 2) {
+                r.state = UTF8_STATE_B;
+            } else {
+                r.state = UTF8_STATE_A;
+            }
+        } else {
+            r.length = c.matched;
+            r.state = UTF8_STATE_ERROR;
+            unsigned char t = s[i + c.matched];
+            bool tail = t >= 0x80 && t <= 0xBF;
+            if (c.matched == 1 && tail && (b == 0xE0 || b == 0xF0)) {
+                r.kind = UTF8_ERROR_OVERLONG;
+            } else if (c.matched == 1 && tail && b == 0xED) {
+                r.kind = UTF8_ERROR_SURROGATE;
+            } else if (c.matched == 1 && tail && b == 0xF4) {
+                r.kind = UTF8_ERROR_TOO_LARGE;
+            } else {
+                r.kind = UTF8_ERROR_MISSING_CONTINUATION;
+            }
+        }
+        return r;
+    }
+    return r;
+}
+
+/* ---- Checks ------------------------------------------------------------------- */
+
+#define REQUIRE(cond, ...)                                                       \
+    do {                                                                         \
+        if (!(cond)) {                                                           \
+            fprintf(stderr, "fuzz_c_api.c:%d: %s: ", __LINE__, #cond);           \
+            fprintf(stderr, __VA_ARGS__);                                        \
+            fputc('\n', stderr);                                                 \
+            abort();                                                             \
+        }                                                                        \
+    } while (0)
+
+/* The one-shot functions on buf[0..n), whatever memory it lives in. */
+static void check_one_shot(const char *buf, size_t n, const oracle_result *want) {
+    REQUIRE(utf8_validate(buf, n) == want->valid, "len %zu", n);
+    REQUIRE(utf8_first_error(buf, n) == want->offset, "len %zu: got %zu, want %zu", n,
+            utf8_first_error(buf, n), want->offset);
+    utf8_error err;
+    memset(&err, 0xA5, sizeof err);
+    REQUIRE(utf8_check(buf, n, &err) == want->valid, "len %zu", n);
+    REQUIRE(err.offset == want->offset, "got %zu, want %zu", err.offset, want->offset);
+    REQUIRE(err.length == want->length, "at %zu: got %zu, want %zu", want->offset,
+            err.length, want->length);
+    REQUIRE(err.kind == want->kind, "at %zu: got %d, want %d", want->offset, (int)err.kind,
+            (int)want->kind);
+    REQUIRE(utf8_check(buf, n, NULL) == want->valid, "len %zu", n);
+}
+
+/* utf8_validate_chunk over buf[0..n) cut at `cut`, and utf8_next_state stepped. */
+static void check_chunks(const char *buf, size_t n, size_t cut, const oracle_result *want) {
+    const unsigned char *u = (const unsigned char *)buf;
+    oracle_result head = oracle(u, cut);
+    utf8_state s = utf8_validate_chunk(UTF8_STATE_START, buf, cut);
+    REQUIRE(s == head.state, "cut %zu of %zu: got state %d, want %d", cut, n, (int)s,
+            (int)head.state);
+    s = utf8_validate_chunk(s, buf + cut, n - cut);
+    REQUIRE(s == want->state, "cut %zu of %zu: got state %d, want %d", cut, n, (int)s,
+            (int)want->state);
+    REQUIRE((s == UTF8_STATE_START) == want->valid, "cut %zu of %zu", cut, n);
+}
+
+static void check_steps(const unsigned char *u, size_t n, const oracle_result *want) {
+    utf8_state s = UTF8_STATE_START;
+    for (size_t i = 0; i < n; i++) {
+        s = utf8_next_state(s, u[i]);
+    }
+    REQUIRE(s == want->state, "got state %d, want %d", (int)s, (int)want->state);
+}
+
+/* The NUL-terminated forms, on `str` (whose strlen the oracle already knows). */
+static void check_cstr(const char *str, const oracle_result *want) {
+    REQUIRE(utf8_validate_cstr(str) == want->valid, "strlen %zu", strlen(str));
+    REQUIRE(utf8_first_error_cstr(str) == want->offset, "got %zu, want %zu",
+            utf8_first_error_cstr(str), want->offset);
+}
+
+/* ---- Guard pages ---------------------------------------------------------------- */
+
+enum { GUARD_MAX = 1 << 20 }; /* longer inputs skip the guard-page copies */
+
+static size_t page;
+static unsigned char *before_guard; /* GUARD_MAX bytes (rounded) ending at a PROT_NONE page */
+static unsigned char *after_guard;  /* GUARD_MAX bytes starting right after a PROT_NONE page */
+
+static void map_guards(void) {
+    page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t span = (GUARD_MAX + page - 1) / page * page;
+    unsigned char *a = mmap(NULL, span + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *b = mmap(NULL, span + page, PROT_READ | PROT_WRITE,
+                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(a != MAP_FAILED && b != MAP_FAILED, "mmap");
+    REQUIRE(mprotect(a + span, page, PROT_NONE) == 0, "mprotect");
+    REQUIRE(mprotect(b, page, PROT_NONE) == 0, "mprotect");
+    before_guard = a + span;
+    after_guard = b + page;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+    (void)argc;
+    (void)argv;
+    map_guards();
+    return 0;
+}
+
+/* ---- The target -------------------------------------------------------------- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    oracle_result want = oracle(data, size);
+    const char *buf = (const char *)data;
+    /* The cut: the first two bytes, little-endian, modulo size + 1. */
+    size_t cut = size >= 2 ? (size_t)(data[0] | data[1] << 8) % (size + 1) : size;
+
+    check_one_shot(buf, size, &want);
+    check_chunks(buf, size, cut, &want);
+    check_steps(data, size, &want);
+
+    /* NUL-terminated copy of the bytes before the first NUL. */
+    size_t len = strnlen(buf, size);
+    oracle_result want_c = oracle(data, len);
+    char *str = malloc(len + 1);
+    REQUIRE(str != NULL, "malloc");
+    memcpy(str, data, len);
+    str[len] = '\0';
+    check_cstr(str, &want_c);
+    free(str);
+
+    if (size <= GUARD_MAX - 1) {
+        /* Last byte (and, for the C string, its NUL) right before the guard page. */
+        char *end = (char *)before_guard - size;
+        memcpy(end, data, size);
+        check_one_shot(end, size, &want);
+        check_chunks(end, size, cut, &want);
+        char *end_c = (char *)before_guard - (len + 1);
+        memcpy(end_c, data, len);
+        end_c[len] = '\0';
+        check_cstr(end_c, &want_c);
+
+        /* First byte right after the guard page. */
+        char *start = (char *)after_guard;
+        memcpy(start, data, size);
+        check_one_shot(start, size, &want);
+        check_chunks(start, size, cut, &want);
+        memcpy(start, data, len);
+        start[len] = '\0';
+        check_cstr(start, &want_c);
+    }
+    return 0;
+}

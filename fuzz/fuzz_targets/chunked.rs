@@ -1,0 +1,34 @@
+//! Chunked validation on split points taken from the input (see
+//! `utf8validate_fuzz::split_input`): after every piece, the state must be the one
+//! the draft's table gives for the prefix read so far, and the final verdict must
+//! be the one-shot one. Through the Rust API, the C ABI and each back end.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use utf8validate::{ffi, State};
+use utf8validate_fuzz::{check_chunked, split_input};
+
+fuzz_target!(|input: &[u8]| {
+    let (cuts, data) = split_input(input);
+    check_chunked("validate_chunk", data, &cuts, utf8validate::validate_chunk);
+    check_chunked("utf8_validate_chunk", data, &cuts, |state, piece| {
+        // SAFETY: `piece` is a live slice of `piece.len()` readable bytes.
+        unsafe {
+            ffi::utf8_validate_chunk(
+                ffi::StateArg(state as u32),
+                piece.as_ptr().cast(),
+                piece.len(),
+            )
+        }
+    });
+    for backend in utf8validate::backends::available() {
+        check_chunked(backend.name(), data, &cuts, |state, piece| {
+            backend.validate_chunk(state, piece)
+        });
+    }
+    // A state out of range for C is ERROR, and ERROR is absorbing.
+    assert_eq!(
+        utf8validate::validate_chunk(State::Error, data),
+        State::Error
+    );
+});
