@@ -15,12 +15,13 @@
 //! dump is also compared with `utf8check -v` on the same bytes.
 //!
 //! gdb, gcc and g++ missing: the tests skip with a message, or fail when `CI=true`.
-#![cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use utf8validate::ErrorKind;
 
@@ -39,6 +40,9 @@ const SHORT_OK: &[u8] = b"Gr\xC3\xBC\xC3\x9Fe";
 const LONG_BAD: &[u8] = b"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\x80tail";
 const WITH_NUL: &[u8] = b"ab\0cd\n\xED\xA0\x80";
 const VIEW: &[u8] = b"aa\x80tai";
+
+/// Each gdb session takes about a second; a hung one is killed after this.
+const TIMEOUT: Duration = Duration::from_secs(120);
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -192,7 +196,22 @@ fn gdb(name: &str, commands: &[String], args: &[&str], env: &[(&str, Option<&str
             None => cmd.env_remove(key),
         };
     }
-    let status = cmd.status().expect("gdb runs");
+    let mut child = cmd.spawn().expect("gdb runs");
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for gdb") {
+            break status;
+        }
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "gdb ({name}) took more than {TIMEOUT:?}:\n{}",
+                String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default())
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
     // Lossy: the programs print some of their ill-formed strings.
     let text = String::from_utf8_lossy(&std::fs::read(&log).expect("read the log")).into_owned();
     assert!(status.success(), "gdb failed ({status}):\n{text}");
