@@ -32,12 +32,16 @@
 
 pub mod diagnostics;
 mod dispatch;
+pub mod escape;
 pub mod ffi;
 mod scalar;
 pub mod state_machine;
+pub mod stream;
 
 pub use diagnostics::{check, ErrorKind, Utf8Error};
+pub use escape::{escape_into, replace_into, Rendered};
 pub use state_machine::{byte_class, next_state, ByteClass, State};
+pub use stream::Stream;
 
 /// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7).
 ///

@@ -21,6 +21,10 @@ mod version;
 pub use version::*;
 mod assert;
 pub use assert::*;
+mod stream;
+pub use stream::*;
+mod escape;
+pub use escape::*;
 
 /// The bytes `[buf, buf + len)`, or `None` for a `NULL` `buf` with `len > 0`.
 ///

@@ -1,0 +1,236 @@
+//! Rendering untrusted bytes as valid UTF-8, for logs and messages: [`escape_into`]
+//! (reversible: each byte of an ill-formed sequence becomes `\xHH`) and
+//! [`replace_into`] (lossy: each maximal subpart becomes U+FFFD, exactly as Rust's
+//! `String::from_utf8_lossy` and the WHATWG Encoding Standard's UTF-8 decoder do).
+//!
+//! Both write into a buffer the caller provides and never allocate. Valid runs are
+//! found with the fast validator ([`crate::first_error`]) and copied in bulk; each
+//! ill-formed sequence is split into maximal subparts (Unicode §3.9, "U+FFFD
+//! Substitution of Maximal Subparts") with the draft's state machine.
+//!
+//! # Truncation
+//!
+//! The output is a sequence of *units*: a whole UTF-8 character copied from the
+//! input, one escape (`\\`, `\x00`, `\xHH`), or one U+FFFD. When the buffer is too
+//! small, the functions write the longest run of whole units from the start that
+//! fits, so what was written is a prefix of the full result and is itself valid
+//! UTF-8 (never half a character, never half an escape). They always report the
+//! length of the full result, so the caller can retry with a large enough buffer.
+
+use core::mem::MaybeUninit;
+
+use crate::diagnostics::describe_sequence;
+
+/// What [`escape_into`] or [`replace_into`] did: how many bytes it wrote and how
+/// many the whole result needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Rendered {
+    /// Bytes written at the start of the output buffer: a prefix of the result made
+    /// of whole units (see the [module docs](self)), valid UTF-8. Equals `needed`
+    /// iff the whole result fit.
+    pub written: usize,
+    /// Length in bytes of the whole result (saturates at `usize::MAX`).
+    pub needed: usize,
+}
+
+impl Rendered {
+    /// True iff the whole result was written (`written == needed`).
+    pub fn is_complete(&self) -> bool {
+        self.written == self.needed
+    }
+}
+
+/// Writes `bytes` into `out` as valid UTF-8 that can be turned back into exactly
+/// `bytes`: every well-formed character is copied as it is, except that a backslash
+/// (5C) becomes `\\` and U+0000 becomes `\x00`; each byte of an ill-formed sequence
+/// becomes `\xHH`, with two uppercase hexadecimal digits (`C0` → `\xC0`).
+///
+/// - Decoding: read `\\` as one backslash and `\xHH` as the byte 0xHH; every other
+///   byte stands for itself. The result is `bytes` again.
+/// - NUL is escaped so that the result never contains a 00 byte and can be used as
+///   a C string. Other control characters (newline, ESC, ...) are well-formed and
+///   are copied unchanged.
+/// - Ill-formed sequences are those of RFC 3629 §4 / Unicode §3.9, split into
+///   maximal subparts as [`crate::check`] reports them; every byte of them is
+///   escaped, including a truncated sequence at the end.
+/// - `out` may be of any length (including 0): see [`Rendered`] and the module
+///   docs for what is written when it is too small. The whole result needs at most
+///   `4 * bytes.len()` bytes.
+/// - Allocation-free; reads only `bytes`, writes only `out[..written]`;
+///   thread-safe.
+///
+/// ```
+/// let mut out = [0u8; 64];
+/// let r = utf8validate::escape_into(b"caf\xC3\xA9 \\ \xC0\xAF!", &mut out);
+/// assert_eq!(&out[..r.written], r"café \\ \xC0\xAF!".as_bytes());
+/// assert!(r.is_complete());
+/// ```
+pub fn escape_into(bytes: &[u8], out: &mut [u8]) -> Rendered {
+    render(bytes, as_uninit(out), Mode::Escape)
+}
+
+/// Writes `bytes` into `out` with every maximal subpart of every ill-formed
+/// sequence (Unicode §3.9) replaced by U+FFFD REPLACEMENT CHARACTER (EF BF BD),
+/// and every well-formed character copied as it is (U+0000 included).
+///
+/// - The result equals Rust's `String::from_utf8_lossy(bytes)` and the WHATWG
+///   Encoding Standard's UTF-8 decoder byte for byte: one U+FFFD per maximal
+///   subpart, e.g. `E2 82 41` → `EF BF BD 41`, `F0 80 80` → three U+FFFD, a final
+///   truncated `F0 9F 98` → one U+FFFD.
+/// - `out` may be of any length (including 0): see [`Rendered`] and the module
+///   docs for what is written when it is too small. The whole result needs at most
+///   `3 * bytes.len()` bytes.
+/// - Allocation-free; reads only `bytes`, writes only `out[..written]`;
+///   thread-safe.
+///
+/// ```
+/// let mut out = [0u8; 64];
+/// let r = utf8validate::replace_into(b"a\xE2\x82b\xF0\x80\x80", &mut out);
+/// assert_eq!(&out[..r.written], "a\u{FFFD}b\u{FFFD}\u{FFFD}\u{FFFD}".as_bytes());
+/// assert!(r.is_complete());
+/// ```
+pub fn replace_into(bytes: &[u8], out: &mut [u8]) -> Rendered {
+    render(bytes, as_uninit(out), Mode::Replace)
+}
+
+/// `out` as a buffer of possibly uninitialised bytes (only ever written).
+fn as_uninit(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: `MaybeUninit<u8>` has the size, alignment and validity of `u8` and
+    // more; the renderer only writes initialised bytes into it, so `out` stays
+    // fully initialised when the borrow ends.
+    unsafe { core::slice::from_raw_parts_mut(out.as_mut_ptr().cast(), out.len()) }
+}
+
+/// Which rendering.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Escape,
+    Replace,
+}
+
+/// The UTF-8 encoding of U+FFFD.
+const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+
+/// [`escape_into`] or [`replace_into`] into a possibly uninitialised buffer (the C
+/// ABI's `out`).
+pub(crate) fn render(bytes: &[u8], out: &mut [MaybeUninit<u8>], mode: Mode) -> Rendered {
+    let mut w = Writer {
+        out,
+        written: 0,
+        needed: 0,
+        full: false,
+    };
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let Some(offset) = crate::first_error(rest) else {
+            w.valid(rest, mode);
+            break;
+        };
+        let (good, bad) = rest.split_at(offset.min(rest.len()));
+        w.valid(good, mode);
+        // The maximal subpart at `bad` (1-3 bytes); a truncated sequence at the very
+        // end is one subpart too.
+        let length = describe_sequence(bad, true)
+            .map_or(1, |e| e.length)
+            .clamp(1, bad.len().max(1));
+        let (subpart, after) = bad.split_at(length.min(bad.len()));
+        match mode {
+            Mode::Escape => {
+                for &byte in subpart {
+                    w.unit(&hex_escape(byte));
+                }
+            }
+            Mode::Replace => w.unit(REPLACEMENT),
+        }
+        rest = after;
+    }
+    Rendered {
+        written: w.written,
+        needed: w.needed,
+    }
+}
+
+/// `\xHH` for `byte`, uppercase.
+fn hex_escape(byte: u8) -> [u8; 4] {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    [
+        b'\\',
+        b'x',
+        HEX[usize::from(byte >> 4)],
+        HEX[usize::from(byte & 0x0F)],
+    ]
+}
+
+/// Writes whole units into `out` until one does not fit, and counts every unit.
+struct Writer<'a> {
+    out: &'a mut [MaybeUninit<u8>],
+    written: usize,
+    needed: usize,
+    /// A unit did not fit: nothing more is written (the output stays a prefix).
+    full: bool,
+}
+
+impl Writer<'_> {
+    /// One indivisible unit (an escape or U+FFFD).
+    fn unit(&mut self, unit: &[u8]) {
+        self.needed = self.needed.saturating_add(unit.len());
+        if self.full {
+            return;
+        }
+        let room = &mut self.out[self.written..];
+        if unit.len() <= room.len() {
+            copy(&mut room[..unit.len()], unit);
+            self.written += unit.len();
+        } else {
+            self.full = true;
+        }
+    }
+
+    /// Well-formed UTF-8, rendered per `mode`.
+    fn valid(&mut self, run: &[u8], mode: Mode) {
+        if mode == Mode::Replace {
+            return self.text(run);
+        }
+        let mut start = 0;
+        for (i, &byte) in run.iter().enumerate() {
+            let escape: &[u8] = match byte {
+                b'\\' => b"\\\\",
+                0 => b"\\x00",
+                _ => continue,
+            };
+            self.text(&run[start..i]);
+            self.unit(escape);
+            start = i + 1;
+        }
+        self.text(&run[start..]);
+    }
+
+    /// Well-formed UTF-8 copied as it is; when it does not all fit, the longest
+    /// prefix that ends on a character boundary.
+    fn text(&mut self, run: &[u8]) {
+        self.needed = self.needed.saturating_add(run.len());
+        if self.full || run.is_empty() {
+            return;
+        }
+        let room = &mut self.out[self.written..];
+        let mut take = run.len();
+        if take > room.len() {
+            take = room.len();
+            // `run[take]` exists; back up to the lead byte of its character.
+            while take > 0 && matches!(run[take], 0x80..=0xBF) {
+                take -= 1;
+            }
+            self.full = true;
+        }
+        copy(&mut room[..take], &run[..take]);
+        self.written += take;
+    }
+}
+
+/// `dst = src` (same lengths).
+#[inline]
+fn copy(dst: &mut [MaybeUninit<u8>], src: &[u8]) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        d.write(s);
+    }
+}

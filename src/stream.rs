@@ -1,0 +1,270 @@
+//! Checking data that arrives in pieces, with the same detail as [`crate::check`]:
+//! the absolute offset, kind and maximal-subpart length of the first error of the
+//! whole stream, however it was split.
+//!
+//! A [`Stream`] is a small, caller-owned value (no heap). It remembers how many bytes
+//! came before the current sequence, the at most 3 bytes of a sequence that a chunk
+//! ended inside, and the first error once one is seen. Each chunk costs one run of
+//! the fast validator ([`crate::first_error`]) over its bulk, plus at most 3 steps of
+//! the draft's machine to finish the sequence carried over from the previous chunk.
+//!
+//! ```
+//! use utf8validate::{ErrorKind, Stream, Utf8Error};
+//! let mut s = Stream::new();
+//! assert!(s.feed(b"caf\xC3"));          // ends inside the 2-byte 'é'
+//! assert!(s.feed(b"\xA9 ok \xED"));     // completes it; ED pending
+//! assert!(!s.feed(b"\xA0\x80 more"));   // ED A0: a surrogate, at byte 9
+//! assert!(!s.feed(b"ignored"));          // after an error, pieces are not read
+//! assert_eq!(
+//!     s.finish(),
+//!     Err(Utf8Error { offset: 9, length: 1, kind: ErrorKind::Surrogate })
+//! );
+//! ```
+
+use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
+use crate::state_machine::{next_state, State};
+
+/// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
+/// pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
+/// `utf8_stream_finish`. Feed the pieces in order; finishing then gives exactly what
+/// a one-shot check (`utf8_check`, [`crate::check`]) gives for their concatenation:
+/// absolute offset, kind and maximal-subpart length of the first error, including
+/// `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence.
+///
+/// The caller allocates it (on the stack, inside its own structs); it holds no
+/// pointers and owns no heap memory, so it needs no cleanup and can be copied (the
+/// copy continues independently). Its fields are an implementation detail: do not
+/// read or write them. Its size and alignment are part of the ABI: three `size_t`
+/// and eight bytes (32 bytes on 64-bit targets, 20 on 32-bit ones), of which a
+/// byte and a `size_t` are reserved for future versions. The all-zero value is the
+/// initial state. Offsets saturate at `SIZE_MAX` (only reachable on 32-bit targets,
+/// after 4 GiB).
+///
+/// Thread safety: a stream is plain data. Different streams can be used from
+/// different threads at once; one stream must not be fed from two threads at once.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stream {
+    /// Private. Bytes accepted before the pending sequence: the absolute offset of
+    /// `pending[0]` (saturates at `SIZE_MAX`).
+    consumed: usize,
+    /// Private. Once `failed` is set, the absolute offset of the first error.
+    error_offset: usize,
+    /// Private. The bytes of the sequence the last chunk ended inside.
+    pending: [u8; 3],
+    /// Private. How many bytes of `pending` are in use (0-3).
+    pending_len: u8,
+    /// Private. 1 once an ill-formed sequence was seen, else 0.
+    failed: u8,
+    /// Private. Once `failed` is set, the maximal-subpart length of the first error.
+    error_length: u8,
+    /// Private. Once `failed` is set, the `utf8_error_kind` of the first error.
+    error_kind: u8,
+    /// Reserved for future versions; zero.
+    reserved_byte: u8,
+    /// Reserved for future versions; zero.
+    reserved: usize,
+}
+
+// The layout promised above (and relied on by C code compiled against the header).
+const _: () = assert!(
+    core::mem::size_of::<Stream>() == 3 * core::mem::size_of::<usize>() + 8
+        && core::mem::align_of::<Stream>() == core::mem::align_of::<usize>()
+);
+
+/// Where the machine stops when it runs over a carried sequence plus new bytes.
+enum Carried {
+    /// The sequence is complete and well-formed after this many bytes in all.
+    Complete(usize),
+    /// The bytes end inside the sequence (no error so far).
+    Incomplete,
+    /// The sequence is ill-formed.
+    Failed,
+}
+
+/// Runs the draft's machine from START over `seq` until the first sequence ends.
+fn first_sequence(seq: &[u8]) -> Carried {
+    let mut state = State::Start;
+    for (i, &byte) in seq.iter().enumerate() {
+        state = next_state(state, byte);
+        match state {
+            State::Start => return Carried::Complete(i + 1),
+            State::Error => return Carried::Failed,
+            _ => {}
+        }
+    }
+    Carried::Incomplete
+}
+
+impl Stream {
+    /// A stream at the start of its input (the all-zero value).
+    pub const fn new() -> Stream {
+        Stream {
+            consumed: 0,
+            error_offset: 0,
+            pending: [0; 3],
+            pending_len: 0,
+            failed: 0,
+            error_length: 0,
+            error_kind: 0,
+            reserved_byte: 0,
+            reserved: 0,
+        }
+    }
+
+    /// Feeds the next piece of the input; returns `false` once an ill-formed
+    /// sequence has been seen (in this piece or an earlier one), `true` while the
+    /// input so far is well-formed or ends inside a sequence that may still be
+    /// completed.
+    ///
+    /// After an error, further pieces are ignored (cheaply: not even read), and
+    /// [`finish`](Self::finish) reports the first error. An empty piece changes
+    /// nothing. Allocation-free; reads only `bytes`.
+    pub fn feed(&mut self, bytes: &[u8]) -> bool {
+        if self.failed != 0 {
+            return false;
+        }
+        let rest = match self.complete_pending(bytes) {
+            Some(rest) => rest,
+            None => return self.failed == 0,
+        };
+        // `rest` starts on a character boundary at absolute offset `consumed`.
+        match crate::first_error(rest) {
+            None => {
+                self.consumed = self.consumed.saturating_add(rest.len());
+                true
+            }
+            Some(offset) => {
+                let tail = rest.get(offset..).unwrap_or(&[]);
+                match describe_sequence(tail, false) {
+                    Some(error) => {
+                        self.fail(error.at(self.consumed.saturating_add(offset)));
+                        false
+                    }
+                    None => {
+                        // The piece ends inside a sequence: `first_error` reports a
+                        // truncated sequence at its lead, so `tail` has 1-3 bytes.
+                        self.consumed = self.consumed.saturating_add(offset);
+                        self.set_pending(tail);
+                        true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Continues the carried sequence (if any) with the first bytes of `bytes`.
+    /// Returns the bytes after it, or `None` when `bytes` is used up (the sequence
+    /// is still incomplete) or the sequence turned out ill-formed (then the stream
+    /// has failed).
+    fn complete_pending<'a>(&mut self, bytes: &'a [u8]) -> Option<&'a [u8]> {
+        let held = usize::from(self.pending_len).min(self.pending.len());
+        if held == 0 {
+            return Some(bytes);
+        }
+        // The carried bytes and enough new ones to finish any sequence (4 bytes).
+        let mut seq = [0u8; 4];
+        seq[..held].copy_from_slice(&self.pending[..held]);
+        let more = bytes.len().min(seq.len() - held);
+        seq[held..held + more].copy_from_slice(&bytes[..more]);
+        let seq = &seq[..held + more];
+        match first_sequence(seq) {
+            Carried::Complete(n) => {
+                self.consumed = self.consumed.saturating_add(n);
+                self.pending_len = 0;
+                Some(bytes.get(n.saturating_sub(held)..).unwrap_or(&[]))
+            }
+            Carried::Incomplete => {
+                // `seq` is a proper prefix of one sequence, so at most 3 bytes.
+                self.set_pending(seq);
+                None
+            }
+            Carried::Failed => {
+                let fallback = Utf8Error {
+                    offset: 0,
+                    length: 1,
+                    kind: ErrorKind::InvalidByte,
+                };
+                let error = describe_sequence(seq, false).unwrap_or(fallback);
+                self.fail(error.at(self.consumed));
+                None
+            }
+        }
+    }
+
+    fn set_pending(&mut self, seq: &[u8]) {
+        let n = seq.len().min(self.pending.len());
+        self.pending = [0; 3];
+        self.pending[..n].copy_from_slice(&seq[..n]);
+        self.pending_len = n as u8;
+    }
+
+    fn fail(&mut self, error: Utf8Error) {
+        self.failed = 1;
+        self.error_offset = error.offset;
+        self.error_length = error.length.min(usize::from(u8::MAX)) as u8;
+        self.error_kind = error.kind as u8;
+        self.pending_len = 0;
+    }
+
+    /// Records that bytes the caller meant to feed could not be read (the C ABI's
+    /// `NULL` buffer with a non-zero length): an error of length 0 and kind
+    /// [`ErrorKind::InvalidByte`] at the start of the current sequence.
+    pub(crate) fn fail_unreadable(&mut self) {
+        if self.failed == 0 {
+            self.fail(Utf8Error {
+                offset: self.consumed,
+                length: 0,
+                kind: ErrorKind::InvalidByte,
+            });
+        }
+    }
+
+    /// The verdict for everything fed so far, taken as the whole input: exactly
+    /// [`crate::check`] on the concatenation of the pieces.
+    ///
+    /// `Err` carries the absolute offset (from the first byte of the first piece),
+    /// the maximal-subpart length and the kind of the first ill-formed sequence;
+    /// [`ErrorKind::Truncated`] when the input ends inside a sequence (length: the
+    /// 1-3 bytes from its lead byte to the end).
+    ///
+    /// Does not change the stream: feeding more and finishing again gives the
+    /// verdict for the longer input. Use [`Stream::new`] (or `reset`) to start a new
+    /// input.
+    pub fn finish(&self) -> Result<(), Utf8Error> {
+        if self.failed != 0 {
+            return Err(Utf8Error {
+                offset: self.error_offset,
+                length: usize::from(self.error_length),
+                kind: ErrorKind::from_raw(u32::from(self.error_kind))
+                    .unwrap_or(ErrorKind::InvalidByte),
+            });
+        }
+        let held = usize::from(self.pending_len).min(self.pending.len());
+        if held > 0 {
+            return Err(Utf8Error {
+                offset: self.consumed,
+                length: held,
+                kind: ErrorKind::Truncated,
+            });
+        }
+        Ok(())
+    }
+
+    /// The number of bytes fed so far, up to the first error: the total length
+    /// while the input is well-formed or ends inside a sequence; once an error was
+    /// seen, its offset (later bytes are not counted). Saturates at `usize::MAX`.
+    pub fn position(&self) -> usize {
+        if self.failed != 0 {
+            self.error_offset
+        } else {
+            self.consumed
+                .saturating_add(usize::from(self.pending_len).min(self.pending.len()))
+        }
+    }
+
+    /// Starts over: the stream becomes [`Stream::new`].
+    pub fn reset(&mut self) {
+        *self = Stream::new();
+    }
+}
