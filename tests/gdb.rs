@@ -614,6 +614,19 @@ fn errors_say_what_is_wrong() {
         args.extend(["-ex".into(), format!("echo @@case{i}\\n")]);
         args.extend(["-ex".into(), format!("utf8-check {arguments}")]);
     }
+    // Reading stops at unreadable memory and at the 1 MiB cap, with the address.
+    for (label, command) in [
+        ("edge-address", r#"printf "%lu\n", (unsigned long)edge"#),
+        ("edge", "utf8-check edge"),
+        ("edge-len", "utf8-check edge 17"),
+        ("edge-readable", "utf8-check edge 16"),
+        ("big-address", r#"printf "%lu\n", (unsigned long)big"#),
+        ("big", "utf8-check big"),
+        ("big-len", "utf8-check big 2097151"),
+    ] {
+        args.extend(["-ex".into(), format!("echo @@{label}\\n")]);
+        args.extend(["-ex".into(), command.into()]);
+    }
     args.extend([
         "-ex".into(),
         "echo @@help\\n".into(),
@@ -630,6 +643,35 @@ fn errors_say_what_is_wrong() {
             "utf8-check {arguments}: expected {message:?}, got {got:?}"
         );
     }
+    let edge: u64 = section(&out, "edge-address")
+        .trim()
+        .parse()
+        .expect("an address");
+    let page = edge + 16;
+    assert_eq!(
+        section(&out, "edge"),
+        format!(
+            "cannot read memory at {page:#x} (byte 16 of the string at {edge:#x}) before \
+             finding its NUL; give the length: utf8-check EXPR LEN\n"
+        )
+    );
+    assert_eq!(
+        section(&out, "edge-len"),
+        format!("cannot read memory at {page:#x}: byte 16 of the 17 bytes at {edge:#x}\n")
+    );
+    assert_eq!(section(&out, "edge-readable"), "valid UTF-8 (16 bytes)\n");
+    let big: u64 = section(&out, "big-address")
+        .trim()
+        .parse()
+        .expect("an address");
+    assert_eq!(
+        section(&out, "big"),
+        format!(
+            "no NUL in the first 1048576 bytes of the string at {big:#x}; give the length: \
+             utf8-check EXPR LEN\n"
+        )
+    );
+    assert_eq!(section(&out, "big-len"), "valid UTF-8 (2097151 bytes)\n");
     let help = section(&out, "help");
     assert!(
         help.starts_with("Check whether a string or buffer"),

@@ -8,9 +8,14 @@
  * The bytes here are repeated in tests/gdb.rs, which computes the expected offsets
  * from them with Rust's std::str::from_utf8.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c99 */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "utf8validate.h"
 
@@ -43,6 +48,19 @@ __attribute__((noinline)) int handle_request(const struct request *req) {
 
 __attribute__((noinline)) void checkpoint(void) {}
 
+/* 16 bytes of 'a' without a NUL, right before an unmapped page: reading on up to a
+   NUL must stop with an error there. */
+static char *before_unmapped_page(void) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  char *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED || munmap(p + page, page) != 0) {
+    perror("mmap");
+    exit(1);
+  }
+  memset(p, 'a', page);
+  return p + page - 16;
+}
+
 int main(void) {
   /* A char[N] array: "naïve" then NULs up to its 16 bytes (all valid). */
   char name[16] = "na\xC3\xAFve";
@@ -56,14 +74,25 @@ int main(void) {
       {3, word, 10},
       {4, (const char *)truncated, sizeof truncated},
   };
+  const char *edge = before_unmapped_page();
+  /* A NUL-terminated string longer than utf8-check searches for its NUL (1 MiB). */
+  size_t big_size = (size_t)2 << 20;
+  char *big = malloc(big_size);
   size_t i;
   int total = 0;
+
+  if (big == NULL) {
+    return 1;
+  }
+  memset(big, 'a', big_size - 1);
+  big[big_size - 1] = '\0';
 
   checkpoint(); /* the tests stop here and run utf8-check */
   for (i = 0; i < sizeof requests / sizeof requests[0]; i++) {
     total += handle_request(&requests[i]);
   }
-  printf("handled %d requests, rejected %d (%d) %s %s %s\n", handled, rejected, total, name,
-         cstr, word);
+  printf("handled %d requests, rejected %d (%d) %s %s %s %c %u\n", handled, rejected, total,
+         name, cstr, word, edge[0], (unsigned)strlen(big));
+  free(big);
   return 0;
 }
