@@ -3,9 +3,8 @@
  * it holds buffers of every shape utf8-check reads and hands four requests to
  * handle_request(), two of them with ill-formed UTF-8 bodies (ids 2 and 4).
  *
- * Build: cc -g -O0 -I include c-tests/gdb/requests.c target/release/libutf8validate.a \
- *           -o requests
- * (the gdb extension itself loads target/release/libutf8validate.so into gdb).
+ * Build: cc -g -O0 -I include c-tests/gdb/requests.c target/release/libutf8validate.a -o requests
+ * (gdb's utf8-check loads target/release/libutf8validate.so into gdb itself).
  * The bytes here are repeated in tests/gdb.rs, which computes the expected offsets
  * from them with Rust's std::str::from_utf8.
  */
