@@ -5,7 +5,10 @@
 //! Rules every function here follows:
 //! - a `NULL` buffer with length 0 is the empty buffer; a `NULL` buffer with a
 //!   non-zero length is never dereferenced and is answered as documented per function;
-//! - nothing is read outside `[buf, buf + len)`, nothing is allocated or written;
+//! - nothing is read outside `[buf, buf + len)`, nothing is allocated or written
+//!   (except by the functions behind the header's debug macros, in `assert.rs`: on
+//!   ill-formed input they build a report line, write it to stderr and, for the
+//!   assertions, abort);
 //! - no function can panic, so nothing can unwind into C (and the release profile
 //!   aborts on panic as a second line of defence).
 
