@@ -721,8 +721,8 @@ fn missing_library_is_reported_with_the_paths_tried() {
 
 /// The layout an install gives: PREFIX/lib/libutf8validate.so* and the script in
 /// PREFIX/share/utf8validate/gdb/ (found relative to the script) or auto-loaded from
-/// PREFIX/share/gdb/auto-load/PREFIX/lib/<soname>-gdb.py (found as the object file the
-/// script is loaded for).
+/// PREFIX/share/gdb/auto-load/PREFIX/lib/libutf8validate.so.<version>-gdb.py (found
+/// as the object file the script is loaded for).
 #[test]
 fn install_prefix_sourced_and_auto_loaded() {
     if !have_all(&["gdb", "gcc"]) {
@@ -730,16 +730,26 @@ fn install_prefix_sourced_and_auto_loaded() {
     }
     let prefix = tmp().join("prefix");
     let _ = std::fs::remove_dir_all(&prefix);
+    // As cmake/ installs it: the real file, the soname and the development name as
+    // symbolic links to it.
     let libdir = prefix.join("lib");
-    install_library(&libdir);
+    std::fs::create_dir_all(&libdir).unwrap();
+    let real = format!("libutf8validate.so.{}", env!("CARGO_PKG_VERSION"));
+    std::fs::copy(built_library(), libdir.join(&real)).unwrap();
     let needed = soname(&built_library()).unwrap_or_else(|| "libutf8validate.so".into());
+    for link in [needed.as_str(), "libutf8validate.so"] {
+        if !libdir.join(link).exists() {
+            std::os::unix::fs::symlink(&real, libdir.join(link)).unwrap();
+        }
+    }
     let shared = prefix.join("share/utf8validate/gdb");
     std::fs::create_dir_all(&shared).unwrap();
     std::fs::copy(script_path(), shared.join("utf8validate.py")).unwrap();
     let auto_load_root = prefix.join("share/gdb/auto-load");
     let auto_load = auto_load_root.join(libdir.strip_prefix("/").unwrap());
     std::fs::create_dir_all(&auto_load).unwrap();
-    std::fs::copy(script_path(), auto_load.join(format!("{needed}-gdb.py"))).unwrap();
+    // gdb looks for the script under the library's real file name (links resolved).
+    std::fs::copy(script_path(), auto_load.join(format!("{real}-gdb.py"))).unwrap();
     let exe = prefix.join("bin/requests");
     compile("gcc", "requests.c", &["-std=c99"], &exe, &libdir);
     let exe = exe.to_str().unwrap();
