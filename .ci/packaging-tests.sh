@@ -1,0 +1,344 @@
+#!/usr/bin/env bash
+# Packaging tests: the library as C and C++ projects consume it (see cmake/ and
+# c-tests/consumers/). In a temporary directory:
+#   1. the README's install command (cmake configure, build, install --prefix), and the
+#      same install again with DESTDIR; the installed file list, links and .pc file;
+#   2. the shared library's exports (`nm -D`: only utf8_* / utf8validate_* functions,
+#      versioned with the soname) and its SONAME (`readelf -d`); the .pc file's
+#      Libs.private against rustc's --print native-static-libs for the crate itself;
+#   3. consumers, each fed a valid and an invalid input: C with CMake find_package
+#      (shared), C++17 with CMake (static target), C with pkg-config (shared), C with
+#      pkg-config --static (our library static in a dynamic executable, and a fully
+#      static executable), C vendoring the repository (add_subdirectory and FetchContent,
+#      shared and static);
+#   4. the static library's global symbols (the C API only); a C program linking it next
+#      to another Rust staticlib, with and without LTO, in both orders; as controls,
+#      cargo's own staticlib (internals not hidden) failing to link next to an LTO'd one,
+#      and (PACKAGING_LTO_CONTROL=1) an LTO'd build of ours failing next to a plain one;
+#   5. two releases of the .so in one process, each reached by its own dependent library.
+#
+# Usage: bash .ci/packaging-tests.sh   (KEEP=1 keeps the temporary directory;
+#        PACKAGING_WORKDIR=dir works in dir and keeps it, for quick reruns)
+# Outside CI a missing tool (cmake, pkg-config, c++ ...) skips the tests with a message;
+# with CI=true it fails.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+start=$SECONDS
+
+for tool in cargo rustc cmake pkg-config cc c++ nm readelf; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    if [ "${CI:-}" = true ]; then
+      echo "packaging-tests: FAIL: $tool is not installed (CI=true)" >&2
+      exit 1
+    fi
+    echo "packaging-tests: SKIPPED: $tool is not installed (apt-get install cmake pkg-config g++)"
+    exit 0
+  fi
+done
+
+if [ -n "${PACKAGING_WORKDIR:-}" ]; then
+  # Reuse (and keep) a work directory: the builds in it are then incremental.
+  work=$PACKAGING_WORKDIR
+  rm -rf "$work/prefix" "$work/stage" "$work/tv" "$work/v2-src"
+  mkdir -p "$work"
+else
+  work=$(mktemp -d "${TMPDIR:-/tmp}/utf8validate-packaging.XXXXXX")
+  if [ "${KEEP:-}" = 1 ]; then
+    echo "packaging-tests: keeping $work"
+  else
+    trap 'rm -rf "$work"' EXIT
+  fi
+fi
+# Whatever the caller's environment says, cargo builds where each step says.
+unset CARGO_TARGET_DIR CARGO_BUILD_TARGET RUSTFLAGS
+
+step() { printf '\n--- %s (%ds)\n' "$*" $((SECONDS - start)); }
+fail() { echo "packaging-tests: FAIL: $*" >&2; exit 1; }
+
+# The library's version, read here independently of the CMake project.
+version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' "$repo/Cargo.toml")
+IFS=. read -r major minor patch <<<"$version"
+if [ "$major" = 0 ]; then soversion="0.$minor"; else soversion=$major; fi
+[ "$major.$minor" = 0.0 ] && soversion="0.0.$patch"
+soname="libutf8validate.so.$soversion"
+echo "utf8validate $version, expected soname $soname"
+
+# The inputs every consumer is fed and what it must answer. The expected offset is
+# worked out by hand from RFC 3629: "ok " is 3 bytes, then ED A0 80 would encode the
+# surrogate U+D800, so the first ill-formed sequence starts at byte 3.
+printf 'h\303\251llo \342\202\254 \360\237\230\200\n' >"$work/valid.txt"  # "héllo € 😀\n"
+valid_expect="valid: 16 bytes"
+printf 'ok \355\240\200 surrogate\n' >"$work/invalid.txt"
+invalid_expect="invalid at byte 3"
+
+# run_consumer NAME PROGRAM [env assignments...]: the valid input must give exit status
+# 0 and $valid_expect, the invalid one exit status 1 and $invalid_expect.
+run_consumer() {
+  local name=$1 program=$2 out status
+  shift 2
+  for input in valid invalid; do
+    status=0
+    out=$(env "$@" "$program" <"$work/$input.txt") || status=$?
+    local want_out want_status
+    if [ "$input" = valid ]; then want_out=$valid_expect want_status=0
+    else want_out=$invalid_expect want_status=1; fi
+    [ "$status" = "$want_status" ] && [ "$out" = "$want_out" ] ||
+      fail "$name on $input input: exit $status, output '$out' (want $want_status, '$want_out')"
+  done
+  echo "ok: $name ($valid_expect / $invalid_expect)"
+}
+
+# needed PROGRAM: the program's DT_NEEDED entries, one per line.
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+expect_shared() { needed "$2" | grep -qx "$soname" || fail "$1 does not need $soname"; }
+expect_static() { ! needed "$2" | grep -q '^libutf8validate' || fail "$1 needs the .so"; }
+
+step "install: the README's command, into a temporary prefix"
+prefix=$work/prefix
+build=$work/build
+(cd "$repo" &&
+  cmake -S cmake -B "$build" -DCMAKE_BUILD_TYPE=Release >"$work/configure.log" &&
+  cmake --build "$build" &&
+  cmake --install "$build" --prefix "$prefix") >"$work/install.log" 2>&1 ||
+  { cat "$work/configure.log" "$work/install.log" >&2; fail "the install command failed"; }
+cargo_target=$build/cargo-target
+
+step "install: what is where"
+(cd "$prefix" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort) >"$work/files.txt"
+sort >"$work/files.want" <<EOF
+./bin/utf8check f 
+./include/utf8validate.h f 
+./lib/cmake/utf8validate/utf8validateConfig.cmake f 
+./lib/cmake/utf8validate/utf8validateConfigVersion.cmake f 
+./lib/libutf8validate.a f 
+./lib/libutf8validate.so l $soname
+./lib/libutf8validate.so.$version f 
+./lib/$soname l libutf8validate.so.$version
+./lib/pkgconfig/utf8validate.pc f 
+EOF
+diff -u "$work/files.want" "$work/files.txt" || fail "installed files differ (- expected, + found)"
+cat "$work/files.txt"
+cmp "$repo/include/utf8validate.h" "$prefix/include/utf8validate.h" ||
+  fail "the installed header is not include/utf8validate.h"
+"$prefix/bin/utf8check" --version >/dev/null 2>&1 || fail "bin/utf8check --version failed"
+
+step "install: DESTDIR staging with --prefix /usr/local"
+DESTDIR=$work/stage cmake --install "$build" --prefix /usr/local >"$work/destdir.log" 2>&1 ||
+  { cat "$work/destdir.log" >&2; fail "DESTDIR install failed"; }
+(cd "$work/stage/usr/local" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort) |
+  diff -u "$work/files.want" - || fail "DESTDIR install put other files"
+grep -qx 'prefix=/usr/local' "$work/stage/usr/local/lib/pkgconfig/utf8validate.pc" ||
+  fail "the DESTDIR install's .pc file does not say prefix=/usr/local"
+
+step "shared library: exported symbols (nm -D --defined-only) and soname (readelf -d)"
+so=$prefix/lib/libutf8validate.so.$version
+nm -D --defined-only "$so" | tee "$work/exports.txt"
+# Allowed: public functions (T) named utf8_* or utf8validate_*, each versioned with the
+# soname; and the version definition itself (an absolute symbol named after the soname).
+esc_soname=${soname//./\\.}
+bad=$(awk '{print $2, $3}' "$work/exports.txt" |
+  grep -Ev "^(T (utf8|utf8validate)_[a-z0-9_]+@@$esc_soname|A $esc_soname)\$" || true)
+[ -z "$bad" ] || fail "symbols outside the public API (or unversioned) are exported:
+$bad"
+for fn in utf8_validate utf8_first_error utf8_validate_chunk utf8validate_version; do
+  grep -q " T $fn@@$esc_soname\$" "$work/exports.txt" || fail "$fn is not exported"
+done
+echo "ok: $(grep -c ' T ' "$work/exports.txt") functions exported, all utf8_*/utf8validate_*@@$soname"
+readelf -d "$so" | grep SONAME | tee "$work/soname.txt"
+grep -q "Library soname: \[$esc_soname\]" "$work/soname.txt" || fail "SONAME is not $soname"
+
+step "pkg-config: the .pc file"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+cat "$PKG_CONFIG_PATH/utf8validate.pc"
+[ "$(pkg-config --modversion utf8validate)" = "$version" ] || fail "pkg-config --modversion"
+[ "$(pkg-config --variable=prefix utf8validate)" = "$prefix" ] || fail "the .pc prefix"
+libs_private=$(sed -n 's/^Libs.private: //p' "$PKG_CONFIG_PATH/utf8validate.pc")
+[ -n "$libs_private" ] || fail "no Libs.private in the .pc file"
+
+step "consumer: C, CMake find_package, shared library"
+cmake -S "$repo/c-tests/consumers/find-package-c" -B "$work/find-package-c" \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$work/fpc.log" 2>&1 &&
+  cmake --build "$work/find-package-c" >>"$work/fpc.log" 2>&1 ||
+  { cat "$work/fpc.log" >&2; fail "find-package-c did not build"; }
+expect_shared find-package-c "$work/find-package-c/consumer"
+run_consumer "C, find_package, shared (RPATH from CMake)" "$work/find-package-c/consumer"
+
+step "consumer: C++17, CMake find_package, static target"
+cmake -S "$repo/c-tests/consumers/static-cxx" -B "$work/static-cxx" \
+  -DCMAKE_PREFIX_PATH="$prefix" >"$work/scxx.log" 2>&1 &&
+  cmake --build "$work/static-cxx" >>"$work/scxx.log" 2>&1 ||
+  { cat "$work/scxx.log" >&2; fail "static-cxx did not build"; }
+expect_static static-cxx "$work/static-cxx/consumer"
+run_consumer "C++17, find_package, static" "$work/static-cxx/consumer"
+
+step "consumer: find_package version rules (0.1 accepted, 0.2 and 1.0 refused)"
+for request in "0.1 accepted" "$major.$minor.$patch accepted" "0.2 refused" "1.0 refused"; do
+  set -- $request
+  mkdir -p "$work/version-$1"
+  printf 'cmake_minimum_required(VERSION 3.16)\nproject(v NONE)\nfind_package(utf8validate %s CONFIG REQUIRED)\n' \
+    "$1" >"$work/version-$1/CMakeLists.txt"
+  if cmake -S "$work/version-$1" -B "$work/version-$1/build" -DCMAKE_PREFIX_PATH="$prefix" \
+    >/dev/null 2>&1; then got=accepted; else got=refused; fi
+  [ "$got" = "$2" ] || fail "find_package(utf8validate $1) was $got, want $2"
+  echo "ok: find_package(utf8validate $1) $got"
+done
+
+step "consumer: C, cc \$(pkg-config --cflags --libs utf8validate), shared"
+consumer_c=$repo/c-tests/consumers/common/consumer.c
+# shellcheck disable=SC2046  # pkg-config output is meant to be split into words
+cc -std=c99 -Wall -Wextra -pedantic -Werror -o "$work/pc-shared" "$consumer_c" \
+  $(pkg-config --cflags --libs utf8validate)
+expect_shared pkg-config "$work/pc-shared"
+run_consumer "C, pkg-config, shared (LD_LIBRARY_PATH)" "$work/pc-shared" \
+  LD_LIBRARY_PATH="$prefix/lib"
+
+step "consumer: C, pkg-config --static, our library static in a dynamic executable"
+# -Bstatic picks libutf8validate.a; --as-needed then drops the .so (and the system
+# libraries nothing uses) that the second, --static, list names again.
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -pedantic -Werror -o "$work/pc-static" "$consumer_c" \
+  $(pkg-config --cflags utf8validate) \
+  -Wl,-Bstatic $(pkg-config --libs utf8validate) -Wl,-Bdynamic \
+  -Wl,--as-needed $(pkg-config --static --libs utf8validate)
+expect_static "pkg-config --static" "$work/pc-static"
+run_consumer "C, pkg-config --static" "$work/pc-static"
+
+step "consumer: C, fully static executable (cc -static, pkg-config --static)"
+# glibc has no static libgcc_s: a fully static program takes the unwinder from
+# libgcc_eh instead (the gcc driver adds it with -static).
+# shellcheck disable=SC2046
+cc -static -std=c11 -Wall -Wextra -pedantic -Werror -o "$work/pc-fully-static" "$consumer_c" \
+  $(pkg-config --cflags --static --libs utf8validate | sed 's/-lgcc_s\b/-lgcc_eh/') \
+  2>"$work/fully-static.log" || { cat "$work/fully-static.log" >&2; fail "cc -static failed"; }
+[ -z "$(needed "$work/pc-fully-static")" ] || fail "the -static program needs shared libraries"
+run_consumer "C, fully static" "$work/pc-fully-static"
+
+step "consumer: C vendoring the repository (add_subdirectory, then FetchContent)"
+for how in add_subdirectory FetchContent; do
+  if [ $how = FetchContent ]; then fc=ON; else fc=OFF; fi
+  # The cargo target directory of the install build: cargo has nothing left to compile.
+  cmake -S "$repo/c-tests/consumers/vendored" -B "$work/vendored-$how" \
+    -DUTF8VALIDATE_DIR="$repo" -DUSE_FETCHCONTENT=$fc \
+    -DUTF8VALIDATE_CARGO_TARGET_DIR="$cargo_target" >"$work/vendored-$how.log" 2>&1 &&
+    cmake --build "$work/vendored-$how" >>"$work/vendored-$how.log" 2>&1 ||
+    { cat "$work/vendored-$how.log" >&2; fail "vendored ($how) did not build"; }
+  expect_shared "vendored ($how)" "$work/vendored-$how/consumer_shared"
+  expect_static "vendored ($how)" "$work/vendored-$how/consumer_static"
+  run_consumer "C, vendored with $how, shared" "$work/vendored-$how/consumer_shared"
+  run_consumer "C, vendored with $how, static" "$work/vendored-$how/consumer_static"
+done
+
+# The steps below build the crate in other ways with cargo, in the install build's
+# target directory (cargo then only recompiles the crate itself, not its dependencies).
+
+step "Libs.private is what rustc says the crate's staticlib needs"
+# The crate as a staticlib only, with the release profile of Cargo.toml (had that profile
+# LTO on, it would apply here, unlike in `cargo build`, which skips LTO for a lib that is
+# also an rlib).
+(cd "$repo" && cargo rustc --release --lib --crate-type staticlib --target-dir "$cargo_target" \
+  -- --print native-static-libs) >"$work/native.log" 2>&1 ||
+  { cat "$work/native.log" >&2; fail "cargo rustc --crate-type staticlib failed"; }
+rustc_says=$(sed -n 's/.*native-static-libs: //p' "$work/native.log" | tail -n 1)
+echo "rustc:        $rustc_says"
+echo "Libs.private: $libs_private"
+[ "$rustc_says" = "$libs_private" ] || fail "Libs.private is not rustc's list"
+mkdir -p "$work/profile-staticlib"
+cp "$cargo_target/release/libutf8validate.a" "$work/profile-staticlib/"
+
+step "static library: only the C API is global"
+nm -g --defined-only "$prefix/lib/libutf8validate.a" >"$work/static-globals.txt"
+# Allowed: the public functions, and COMDAT group signatures (hidden, weak: DW.ref.*).
+bad=$(awk 'NF == 3 {print $2, $3}' "$work/static-globals.txt" |
+  grep -Ev '^(T (utf8|utf8validate)_[a-z0-9_]+|V DW\.ref\.[A-Za-z0-9_.]+)$' || true)
+[ -z "$bad" ] || fail "libutf8validate.a has other global symbols:
+$bad"
+echo "ok: $(grep -c ' T ' "$work/static-globals.txt") global functions, all utf8_*/utf8validate_*"
+
+step "two Rust staticlibs in one C program"
+other=$repo/c-tests/consumers/other-rust-lib
+# The other library as its Cargo.toml builds it (LTO), and without LTO.
+for lto in true false; do
+  (CARGO_PROFILE_RELEASE_LTO=$lto cargo build --release --manifest-path "$other/Cargo.toml" \
+    --target-dir "$work/other-lto-$lto") >"$work/other.log" 2>&1 ||
+    { cat "$work/other.log" >&2; fail "other-rust-lib did not build"; }
+done
+# link_two NAME OURS.a OTHER.a: link both (in both orders) with the system libraries of
+# our .pc file, and run the program.
+link_two() {
+  local name=$1 ours=$2 other_a=$3 order out
+  for order in ours-first other-first; do
+    local libs=("$ours" "$other_a")
+    [ $order = other-first ] && libs=("$other_a" "$ours")
+    # shellcheck disable=SC2086  # $libs_private is a list of flags
+    cc -Wall -Wextra -Werror -I"$prefix/include" -o "$work/two-$order" \
+      "$other/two_rust_libs.c" "${libs[@]}" $libs_private >"$work/two-$order.log" 2>&1 ||
+      return 1
+    out=$("$work/two-$order") || fail "$name ($order) links but fails: $out"
+  done
+  echo "ok: $name: links and runs, both orders: $out"
+}
+# expect_clash NAME OURS.a OTHER.a: a control, which must fail to link; if it links, the
+# tests above could not tell, which is said loudly (a newer Rust may remove the clash).
+expect_clash() {
+  if link_two "$@"; then
+    echo "NOTE: control '$1' linked: this toolchain no longer shows the clash"
+  else
+    echo "ok: control: $1: fails to link, as expected:"
+    grep -o 'multiple definition of `[^'"'"']*' "$work/two-ours-first.log" | sort -u | head -3
+  fi
+}
+for lto in true false; do
+  link_two "installed libutf8validate.a + other (LTO $lto)" "$prefix/lib/libutf8validate.a" \
+    "$work/other-lto-$lto/release/libother_rust_lib.a" ||
+    { cat "$work"/two-*.log >&2; fail "installed .a + other Rust staticlib (LTO $lto)"; }
+done
+link_two "cargo's staticlib (Cargo.toml's profile) + other (no LTO)" \
+  "$work/profile-staticlib/libutf8validate.a" "$work/other-lto-false/release/libother_rust_lib.a" ||
+  { cat "$work"/two-*.log >&2; fail "cargo's staticlib clashes with another (LTO on in Cargo.toml?)"; }
+expect_clash "cargo's staticlib, internals not hidden + other (LTO)" \
+  "$work/profile-staticlib/libutf8validate.a" "$work/other-lto-true/release/libother_rust_lib.a"
+# Why Cargo.toml's release profile says lto = false (opt-in: an LTO build of the crate
+# and std takes about two minutes here).
+if [ "${PACKAGING_LTO_CONTROL:-}" = 1 ]; then
+  (cd "$repo" && CARGO_PROFILE_RELEASE_LTO=true cargo rustc --release --lib \
+    --crate-type staticlib --target-dir "$cargo_target") >"$work/lto.log" 2>&1 ||
+    { cat "$work/lto.log" >&2; fail "the LTO control build failed"; }
+  mkdir -p "$work/lto-staticlib"
+  cp "$cargo_target/release/libutf8validate.a" "$work/lto-staticlib/"
+  expect_clash "cargo's staticlib with LTO + other (no LTO)" \
+    "$work/lto-staticlib/libutf8validate.a" "$work/other-lto-false/release/libother_rust_lib.a"
+else
+  echo "(PACKAGING_LTO_CONTROL=1 also shows that our staticlib with LTO clashes)"
+fi
+
+step "two releases of the .so in one process"
+tv=$repo/c-tests/consumers/two-versions
+v2=$work/v2-src
+mkdir -p "$v2"
+tar -C "$repo" --exclude=./.git --exclude=./target --exclude=./fuzz/target -cf - . |
+  tar -C "$v2" -xf -
+# The same library as release $major.$((minor + 1)).0: another soname, same symbols.
+v2_version=$major.$((minor + 1)).0
+sed -i "/^\[package\]/,/^\[/s/^version *= *\"$version\"/version = \"$v2_version\"/" "$v2/Cargo.toml"
+# (touched: the copy keeps the sources' times, and cargo must build and copy out this
+# release even if it built the same copy before in this target directory)
+touch "$v2/src/lib.rs"
+(cd "$v2" && cargo build --release --lib --target-dir "$cargo_target") >"$work/v2.log" 2>&1 ||
+  { cat "$work/v2.log" >&2; fail "the second release did not build"; }
+v2_so=$cargo_target/release/libutf8validate.so
+v2_soname=$(readelf -d "$v2_so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
+[ -n "$v2_soname" ] && [ "$v2_soname" != "$soname" ] || fail "second release's soname: '$v2_soname'"
+mkdir -p "$work/tv/v2"
+cp "$v2_so" "$work/tv/v2/$v2_soname"
+ln -s "$v2_soname" "$work/tv/v2/libutf8validate.so"
+cc -shared -fPIC -I"$prefix/include" -o "$work/tv/libfirst.so" "$tv/first.c" \
+  -L"$prefix/lib" -lutf8validate
+cc -shared -fPIC -I"$v2/include" -o "$work/tv/libsecond.so" "$tv/second.c" \
+  -L"$work/tv/v2" -lutf8validate
+cc -o "$work/tv/main" "$tv/main.c" -L"$work/tv" -lfirst -lsecond \
+  -Wl,-rpath-link,"$prefix/lib:$work/tv/v2"
+out=$(LD_LIBRARY_PATH="$work/tv:$prefix/lib:$work/tv/v2" "$work/tv/main" "$version" "$v2_version") ||
+  fail "two releases in one process: $out"
+echo "ok: $out"
+
+step "all packaging tests passed in $((SECONDS - start))s"
