@@ -135,7 +135,6 @@ static void check_example(const struct example *e)
     const size_t plen = sizeof prefix - 1;
     char buf[64];
     bool want_valid = e->first_error == e->len;
-
     size_t offset;
     utf8_state end;
 
@@ -150,24 +149,26 @@ static void check_example(const struct example *e)
 
     memcpy(buf, prefix, plen);
     memcpy(buf + plen, e->bytes, e->len);
-    CHECK(t_validate(buf, plen + e->len) == want_valid, "%s, after \"ab\\u00e9\"", e->what);
+    CHECK(t_validate(buf, plen + e->len) == want_valid, "%s, after \"ab\\xC3\\xA9\"", e->what);
     offset = t_first_error(buf, plen + e->len);
     CHECK(offset == plen + e->first_error,
-          "%s, after \"ab\\u00e9\": utf8_first_error = %zu, want %zu", e->what, offset,
+          "%s, after \"ab\\xC3\\xA9\": utf8_first_error = %zu, want %zu", e->what, offset,
           plen + e->first_error);
     end = t_chunk(UTF8_STATE_START, buf, plen + e->len);
-    CHECK(end == e->end, "%s, after \"ab\\u00e9\": utf8_validate_chunk = %s, want %s", e->what,
+    CHECK(end == e->end, "%s, after \"ab\\xC3\\xA9\": utf8_validate_chunk = %s, want %s", e->what,
           state_name(end), state_name(e->end));
 }
 
 /*
- * The offset must not depend on where the error falls relative to the 8- and 16-byte
- * blocks of an ASCII fast path: p ASCII bytes, then the error, then more ASCII.
+ * The offset must not depend on where the error falls relative to the blocks of an
+ * ASCII fast path or a SIMD back end (8 to 64 bytes): p ASCII bytes, then the error,
+ * then more ASCII, in 200 bytes.
  */
 static void test_offsets_around_blocks(void)
 {
-    static const size_t positions[] = {0,  1,  2,  7,  8,  9,  15, 16,  17,  23,  24,
-                                       31, 32, 33, 47, 48, 63, 64, 65, 100, 127, 128};
+    static const size_t positions[] = {0,  1,  2,  7,  8,  9,   15,  16,  17,  23,  24,
+                                       31, 32, 33, 47, 48, 63,  64,  65,  95,  96,  97,
+                                       100, 127, 128, 129, 159, 160, 191, 192, 193, 196};
     /* Each inserted sequence and its offset from the insertion point. */
     static const struct {
         const char *what, *bytes;

@@ -501,7 +501,9 @@ fn sanitizers_work(lib: &Library) -> bool {
     let src = dir.join("probe.c");
     fs::write(&src, "int main(void) { return 0; }\n").unwrap();
     let exe = dir.join("probe");
-    let compiled = Command::new("cc")
+    // The compiler `build` uses: the cc crate's default, `$CC` when set.
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let compiled = Command::new(cc)
         .args(SANITIZERS)
         .arg(&src)
         .arg("-o")
