@@ -1,32 +1,52 @@
 /*
  * entry_check: a line-oriented entry check built on libutf8validate.
  *
- * Reads requests from standard input, one per line ('\n'-terminated; the newline is
- * not part of the request). A request that is well-formed UTF-8 is passed through to
- * standard output unchanged. A request that is not is dropped, and one log line goes
- * to standard error, in which the request is escaped so that the log stays valid
- * UTF-8 and the original bytes can be recovered:
+ * Reads requests, one per line ('\n'-terminated; the newline is not part of the
+ * request; a last line without one is a request too). A request that is well-formed
+ * UTF-8 is passed through to standard output unchanged. A request that is not is
+ * dropped, and one log line goes to standard error, in which the request is escaped
+ * so that the log stays valid UTF-8 and the original bytes can be recovered:
  *
  *     rejected request 2: invalid UTF-8 at byte 5 (surrogate): abc \xED\xA0\x80 def
  *
  * N counts requests from 1; B is the offset of the first ill-formed sequence from the
  * start of the request; the kind is utf8_error_kind_name(). The escaped text is cut
  * (at a whole character or escape) after LOG_TEXT_MAX bytes and then ends in "...".
+ * Requests longer than MAX_REQUEST bytes are rejected.
  *
- * Input is read in blocks of READ_BLOCK bytes and each block's part of the current
- * request is fed to a utf8_stream, so a request is checked as it arrives, even when a
- * multi-byte character is split between two reads; utf8_stream_finish() at the
- * newline gives the verdict. Requests longer than MAX_REQUEST bytes are rejected.
+ * Input is read in blocks of at most READ_BLOCK bytes and each block's part of the
+ * current request is fed to a utf8_stream, so a request is checked as it arrives,
+ * even when a multi-byte character is split between two reads; utf8_stream_finish()
+ * at the newline gives the verdict.
  *
- * Exit status: 0 if every request was accepted, 1 if any was rejected, 2 on a read or
- * write error.
+ * Usage:
+ *     entry_check                      requests from standard input
+ *     entry_check --port P [--max-connections N]
+ *         requests from TCP connections on 127.0.0.1:P (loopback only; P = 0 picks a
+ *         free port), one connection at a time, N connections (default 1) and then
+ *         exit. Prints "listening on 127.0.0.1:<port>" on standard error once ready,
+ *         and answers each request on its connection with "ok\n" or "rejected\n".
+ *         A connection idle for IDLE_SECONDS is closed.
+ *
+ * Exit status: 0 if every request was accepted, 1 if any was rejected, 2 on a usage,
+ * read, write or socket error.
  *
  * Build (see examples/README.md):
  *     cc -std=c99 -Wall -Wextra -pedantic -Iinclude examples/entry_check.c \
  *        target/release/libutf8validate.a -lpthread -ldl -lm -o entry_check
  */
+#define _POSIX_C_SOURCE 200112L
+
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "utf8validate.h"
 
@@ -35,10 +55,11 @@
 #endif
 #define MAX_REQUEST 65536
 #define LOG_TEXT_MAX 200
+#define IDLE_SECONDS 10
 
 static char request[MAX_REQUEST];
-static size_t request_len;      /* bytes kept in request[] */
-static int request_too_long;    /* more than MAX_REQUEST bytes arrived */
+static size_t request_len;   /* bytes kept in request[] */
+static int request_too_long; /* more than MAX_REQUEST bytes arrived */
 static unsigned long request_no;
 static utf8_stream stream;
 static int rejected_any;
@@ -62,43 +83,83 @@ static void add_to_request(const char *part, size_t n) {
     request_len += n;
 }
 
-/* The request is complete: pass it through or log why it was rejected. */
-static int end_request(void) {
-    utf8_error err;
-    char shown[LOG_TEXT_MAX + 1];
-    size_t needed;
-
-    request_no++;
-    if (utf8_stream_finish(&stream, &err) && !request_too_long) {
-        if (fwrite(request, 1, request_len, stdout) != request_len || putchar('\n') == EOF) {
+/* Writes all of buf[0..n) to the file descriptor fd. */
+static int write_all(int fd, const char *buf, size_t n) {
+    while (n > 0) {
+        ssize_t done = write(fd, buf, n);
+        if (done < 0 && errno == EINTR) {
+            continue;
+        }
+        if (done <= 0) {
             return -1;
         }
-        return 0;
+        buf += done;
+        n -= (size_t)done;
     }
-    rejected_any = 1;
-    if (err.kind == UTF8_ERROR_NONE) {
-        fprintf(stderr, "rejected request %lu: longer than %d bytes\n", request_no,
-                MAX_REQUEST);
-        return 0;
-    }
-    /* Escaping always gives valid UTF-8 without NUL bytes; when it does not fit it
-     * stops at a whole character or escape and says how much it needed. */
-    needed = utf8_escape(request, request_len, shown, sizeof shown);
-    fprintf(stderr, "rejected request %lu: invalid UTF-8 at byte %lu (%s): %s%s\n",
-            request_no, (unsigned long)err.offset, utf8_error_kind_name(err.kind), shown,
-            needed >= sizeof shown || request_too_long ? "..." : "");
     return 0;
 }
 
-int main(void) {
+/* The request is complete: pass it through or log why it was rejected, and answer
+ * on reply_fd unless it is -1. Returns 0, or -1 on a write error. */
+static int end_request(int reply_fd) {
+    utf8_error err;
+    char shown[LOG_TEXT_MAX + 1];
+    size_t needed;
+    int accepted;
+
+    request_no++;
+    accepted = utf8_stream_finish(&stream, &err) && !request_too_long;
+    if (accepted) {
+        /* Flushed at once when serving connections, for whoever reads stdout. */
+        if (fwrite(request, 1, request_len, stdout) != request_len || putchar('\n') == EOF ||
+            (reply_fd >= 0 && fflush(stdout) != 0)) {
+            return -1;
+        }
+    } else if (err.kind == UTF8_ERROR_NONE) {
+        fprintf(stderr, "rejected request %lu: longer than %d bytes\n", request_no,
+                MAX_REQUEST);
+    } else {
+        /* Escaping always gives valid UTF-8 without NUL bytes; when it does not fit,
+         * it stops at a whole character or escape and says how much it needed. */
+        needed = utf8_escape(request, request_len, shown, sizeof shown);
+        fprintf(stderr, "rejected request %lu: invalid UTF-8 at byte %lu (%s): %s%s\n",
+                request_no, (unsigned long)err.offset, utf8_error_kind_name(err.kind), shown,
+                needed >= sizeof shown || request_too_long ? "..." : "");
+    }
+    if (!accepted) {
+        rejected_any = 1;
+    }
+    if (reply_fd >= 0) {
+        return accepted ? write_all(reply_fd, "ok\n", 3) : write_all(reply_fd, "rejected\n", 9);
+    }
+    return 0;
+}
+
+/* Checks every request read from in_fd until end of input. Returns 0, or -1 on a
+ * read or write error. A read that times out (an idle connection) ends the input. */
+static int process(int in_fd, int reply_fd) {
     static char block[READ_BLOCK];
-    size_t got;
     int in_request = 0;
 
     start_request();
-    while ((got = fread(block, 1, sizeof block, stdin)) > 0) {
+    for (;;) {
         const char *p = block;
-        const char *end = block + got;
+        const char *end;
+        ssize_t got = read(in_fd, block, sizeof block);
+        if (got < 0 && errno == EINTR) {
+            continue;
+        }
+        if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            fprintf(stderr, "connection idle for %d s: closed\n", IDLE_SECONDS);
+            break;
+        }
+        if (got < 0) {
+            return -1;
+        }
+        if (got == 0) {
+            break;
+        }
+        end = block + got;
         while (p < end) {
             const char *newline = memchr(p, '\n', (size_t)(end - p));
             const char *stop = newline ? newline : end;
@@ -107,22 +168,107 @@ int main(void) {
             if (!newline) {
                 break;
             }
-            if (end_request() != 0) {
-                return 2;
+            if (end_request(reply_fd) != 0) {
+                return -1;
             }
             start_request();
             in_request = 0;
             p = newline + 1;
         }
     }
-    if (ferror(stdin)) {
-        return 2;
-    }
     /* A last request without a newline. */
-    if (in_request && end_request() != 0) {
-        return 2;
+    if (in_request && end_request(reply_fd) != 0) {
+        return -1;
     }
-    if (fflush(stdout) != 0) {
+    return 0;
+}
+
+/* Serves max_connections connections on 127.0.0.1:port, one after the other. */
+static int serve(unsigned port, unsigned long max_connections) {
+    struct sockaddr_in addr;
+    socklen_t addr_len = sizeof addr;
+    struct timeval idle;
+    unsigned long served;
+    int one = 1;
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (listener < 0) {
+        perror("socket");
+        return -1;
+    }
+    memset(&addr, 0, sizeof addr);
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons((unsigned short)port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK); /* never another interface */
+    if (setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(listener, (struct sockaddr *)&addr, sizeof addr) != 0 ||
+        listen(listener, 4) != 0 ||
+        getsockname(listener, (struct sockaddr *)&addr, &addr_len) != 0) {
+        perror("listen on 127.0.0.1");
+        close(listener);
+        return -1;
+    }
+    fprintf(stderr, "listening on 127.0.0.1:%u\n", (unsigned)ntohs(addr.sin_port));
+
+    idle.tv_sec = IDLE_SECONDS;
+    idle.tv_usec = 0;
+    for (served = 0; served < max_connections;) {
+        int status;
+        int conn = accept(listener, NULL, NULL);
+        if (conn < 0 && errno == EINTR) {
+            continue;
+        }
+        if (conn < 0) {
+            perror("accept");
+            close(listener);
+            return -1;
+        }
+        (void)setsockopt(conn, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof idle);
+        served++;
+        status = process(conn, conn);
+        close(conn);
+        if (status != 0) {
+            close(listener);
+            return -1;
+        }
+    }
+    close(listener);
+    return 0;
+}
+
+/* Parses a decimal number in [min, max] into *value; returns 0 on success. */
+static int parse_number(const char *text, unsigned long min, unsigned long max,
+                        unsigned long *value) {
+    char *end;
+    if (text == NULL || *text < '0' || *text > '9') {
+        return -1;
+    }
+    errno = 0;
+    *value = strtoul(text, &end, 10);
+    return errno == 0 && *end == '\0' && *value >= min && *value <= max ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    unsigned long port = 0;
+    unsigned long max_connections = 1;
+    int use_socket = 0;
+    int status;
+    int i;
+
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--port") == 0 && parse_number(argv[i + 1], 0, 65535, &port) == 0) {
+            use_socket = 1;
+            i++;
+        } else if (strcmp(argv[i], "--max-connections") == 0 &&
+                   parse_number(argv[i + 1], 1, 1000000, &max_connections) == 0) {
+            i++;
+        } else {
+            fprintf(stderr, "usage: %s [--port P [--max-connections N]]\n", argv[0]);
+            return 2;
+        }
+    }
+    status = use_socket ? serve((unsigned)port, max_connections) : process(0, -1);
+    if (status != 0 || fflush(stdout) != 0) {
         return 2;
     }
     return rejected_any ? 1 : 0;

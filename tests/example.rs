@@ -1,15 +1,19 @@
 //! `examples/entry_check.c`, compiled with the `cc` crate against the static library
 //! cargo built for this test run (`libutf8validate.a`, next to this test's
 //! executable) with `-std=c99 -Wall -Wextra -pedantic -Werror`, and run on requests
-//! whose exact standard output, standard error and exit status are written out
-//! below by hand. It is built twice: with its default read size and with 3-byte
-//! reads, so that multi-byte characters and ill-formed sequences are split between
-//! reads and the C stream API carries them over.
-#![cfg(unix)]
+//! whose exact standard output, standard error, replies and exit status are written
+//! out below by hand: from standard input, and from loopback TCP connections
+//! (`--port 0`). It is built with its default read size and with 3- and 1-byte reads,
+//! so that multi-byte characters and ill-formed sequences are split between reads
+//! and the C stream API carries them over.
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
 
 const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-pedantic", "-Werror"];
 
@@ -83,16 +87,28 @@ fn build(name: &str, source: &Path, defines: &[&str]) -> PathBuf {
     exe
 }
 
+/// The example built with `-DREAD_BLOCK=n` (or its default), once per test run:
+/// the tests run in parallel, and relinking an executable another test is running
+/// would fail.
 fn entry_check(read_block: Option<usize>) -> PathBuf {
+    static BUILT: Mutex<Vec<(Option<usize>, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, exe)) = built.iter().find(|(n, _)| *n == read_block) {
+        return exe.clone();
+    }
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/entry_check.c");
-    match read_block {
+    let exe = match read_block {
         None => build("entry_check", &source, &[]),
         Some(n) => build(
             &format!("entry_check_read{n}"),
             &source,
             &[&format!("READ_BLOCK={n}")],
         ),
-    }
+    };
+    built.push((read_block, exe.clone()));
+    exe
 }
 
 /// Runs `exe` with `input` on stdin; returns (status code, stdout, stderr).
@@ -193,6 +209,65 @@ fn entry_check_accepts_all_valid_input_and_bounds_the_log() {
     assert_eq!(status, 1);
     assert_eq!(stdout, b"ok\n");
     assert_eq!(stderr, "rejected request 1: longer than 65536 bytes\n");
+}
+
+/// `--port`: requests over loopback TCP, one connection after the other, each
+/// request answered on its connection; request numbers run on across connections.
+#[test]
+fn entry_check_serves_loopback_connections() {
+    let exe = entry_check(Some(3));
+    let mut child = Command::new(&exe)
+        .args(["--port", "0", "--max-connections", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let mut log = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut first = String::new();
+    log.read_line(&mut first).expect("the example logs");
+    let port: u16 = first
+        .strip_prefix("listening on 127.0.0.1:")
+        .and_then(|p| p.trim_end().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first log line {first:?}"));
+
+    let exchange = |requests: &[u8]| -> String {
+        let mut conn = TcpStream::connect(("127.0.0.1", port)).expect("the example listens");
+        conn.set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("a timeout can be set");
+        conn.write_all(requests).expect("the example reads");
+        conn.shutdown(Shutdown::Write).expect("half-close");
+        let mut replies = String::new();
+        conn.read_to_string(&mut replies)
+            .expect("the example answers");
+        replies
+    };
+    assert_eq!(
+        exchange(b"hello\nabc \xED\xA0\x80 def\ncaf\xC3\xA9\n"),
+        "ok\nrejected\nok\n"
+    );
+    assert_eq!(exchange(b"\xC0\xAF\nlast \xE2\x82"), "rejected\nrejected\n");
+
+    let status = child.wait().expect("the example exits after 2 connections");
+    let mut rest = String::new();
+    log.read_to_string(&mut rest)
+        .expect("the log is valid UTF-8");
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_end(&mut stdout)
+        .expect("stdout is readable");
+    assert_eq!(
+        rest,
+        r"rejected request 2: invalid UTF-8 at byte 4 (surrogate): abc \xED\xA0\x80 def
+rejected request 4: invalid UTF-8 at byte 0 (overlong): \xC0\xAF
+rejected request 5: invalid UTF-8 at byte 5 (truncated): last \xE2\x82
+"
+    );
+    assert_eq!(stdout, "hello\ncafé\n".as_bytes());
+    assert_eq!(status.code(), Some(1));
 }
 
 /// `utf8_stream` and `utf8_error` have the same size in C as in Rust, and the
