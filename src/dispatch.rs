@@ -1,27 +1,275 @@
 //! The one place where the validation entry points meet a back end.
 //!
-//! Every public validation function, in Rust and in C, comes through here; a faster
-//! back end is slotted in by changing these three functions, and nothing else in the
-//! library needs to know which one ran. Today the only back end is the portable
-//! scalar engine ([`crate::scalar`]).
+//! Every public validation function, in Rust and in C, comes through here. A back
+//! end is one *check* function ([`CheckFn`]): `None` when the input is well-formed,
+//! else `Some(g)` with `bytes[..g]` known to be a well-formed prefix. Around it,
+//! written once for every back end:
+//!
+//! - inputs shorter than one SIMD block ([`SHORT`]) go straight to the scalar
+//!   machine, with no indirect call;
+//! - [`first_error`] resolves `g` to the exact offset by running the scalar machine
+//!   from the last character boundary at or before `g`, so on valid input it costs
+//!   exactly what [`validate`] costs;
+//! - [`validate_chunk`] finishes the carried sequence with the scalar machine (at most
+//!   3 bytes), checks the rest with the back end up to its last sequence, and runs the
+//!   scalar machine over that last sequence (at most 4 bytes) for the final state.
+//!
+//! # Choosing the back end
+//!
+//! The best check this CPU supports is found on the first call and cached in
+//! [`CHECK`], a function pointer that starts out pointing at [`detect`] (the scheme
+//! of the `memchr` crate). Every later call costs one relaxed atomic load and one
+//! indirect call. Threads racing through the first call all detect the same answer
+//! and store the same pointer, so there is nothing to synchronise: any value a
+//! thread loads is a valid function for this CPU.
+//!
+//! Back ends, best first: AVX2, SSSE3 (x86-64), NEON (aarch64), the scalar machine.
+
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::scalar;
+use crate::simd;
 use crate::state_machine::State;
+
+/// A back end's whole-buffer check; see the module docs and [`crate::simd::check`].
+///
+/// Calling one is `unsafe`: the CPU must support the back end's instruction set.
+type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
+
+/// Inputs shorter than this never reach a back end: one SIMD block.
+const SHORT: usize = simd::BLOCK;
+
+/// One back end: its name for tests and reports, whether this CPU can run it, and
+/// its check.
+struct Implementation {
+    name: &'static str,
+    available: fn() -> bool,
+    check: CheckFn,
+}
+
+/// The scalar machine as a check: its exact first error is a valid `g`.
+fn scalar_check(bytes: &[u8]) -> Option<usize> {
+    scalar::first_error(bytes)
+}
+
+fn always() -> bool {
+    true
+}
+
+/// Every back end compiled for this target, best first; the last one always runs.
+const IMPLEMENTATIONS: &[Implementation] = &[
+    #[cfg(target_arch = "x86_64")]
+    Implementation {
+        name: "avx2",
+        available: simd::x86_64::avx2::available,
+        check: simd::x86_64::avx2::check,
+    },
+    #[cfg(target_arch = "x86_64")]
+    Implementation {
+        name: "ssse3",
+        available: simd::x86_64::ssse3::available,
+        check: simd::x86_64::ssse3::check,
+    },
+    #[cfg(target_arch = "aarch64")]
+    Implementation {
+        name: "neon",
+        available: simd::aarch64::neon::available,
+        check: simd::aarch64::neon::check,
+    },
+    Implementation {
+        name: "scalar",
+        available: always,
+        check: scalar_check,
+    },
+];
+
+/// The best back end this CPU supports.
+fn best() -> &'static Implementation {
+    let mut chosen = &IMPLEMENTATIONS[IMPLEMENTATIONS.len() - 1];
+    for imp in IMPLEMENTATIONS.iter().rev() {
+        if (imp.available)() {
+            chosen = imp;
+        }
+    }
+    chosen
+}
+
+/// The cached check: [`detect`] until the first call, then the best back end.
+/// Only ever holds a [`CheckFn`] that this CPU supports.
+static CHECK: AtomicPtr<()> = AtomicPtr::new(detect as CheckFn as *mut ());
+
+/// Finds the best back end, caches it in [`CHECK`] and runs it.
+///
+/// # Safety
+/// None beyond [`CheckFn`]'s: it only calls a check that this CPU supports.
+unsafe fn detect(bytes: &[u8]) -> Option<usize> {
+    let check = best().check;
+    CHECK.store(check as *mut (), Ordering::Relaxed);
+    // SAFETY: `best` returns only back ends whose `available` said yes.
+    unsafe { check(bytes) }
+}
+
+/// The cached check.
+#[inline(always)]
+fn current() -> CheckFn {
+    let ptr = CHECK.load(Ordering::Relaxed);
+    // SAFETY: `CHECK` only ever holds pointers made from `CheckFn` values (its
+    // initial value and the stores in `detect`), and a function pointer round-trips
+    // through `*mut ()` on every platform Rust supports.
+    unsafe { core::mem::transmute::<*mut (), CheckFn>(ptr) }
+}
 
 /// True iff `bytes` is well-formed UTF-8.
 #[inline]
 pub(crate) fn validate(bytes: &[u8]) -> bool {
-    scalar::validate(bytes)
+    // SAFETY: `current` returns a check this CPU supports.
+    unsafe { validate_with(bytes, current) }
 }
 
 /// Offset of the first byte of the first ill-formed sequence, `None` when valid.
 #[inline]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
-    scalar::first_error(bytes)
+    // SAFETY: `current` returns a check this CPU supports.
+    unsafe { first_error_with(bytes, current) }
 }
 
 /// The machine's state after `bytes`, starting from `state`.
 #[inline]
 pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    scalar::validate_chunk(state, bytes)
+    // SAFETY: `current` returns a check this CPU supports.
+    unsafe { validate_chunk_with(state, bytes, current) }
+}
+
+/// [`validate`] with the check that `check()` returns.
+///
+/// # Safety
+/// `check` must return a check that this CPU supports.
+#[inline(always)]
+unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
+    if bytes.len() < SHORT {
+        return scalar::validate(bytes);
+    }
+    // SAFETY: the caller guarantees the check runs on this CPU.
+    unsafe { check()(bytes) }.is_none()
+}
+
+/// [`first_error`] with the check that `check()` returns.
+///
+/// # Safety
+/// `check` must return a check that this CPU supports.
+#[inline(always)]
+unsafe fn first_error_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> Option<usize> {
+    if bytes.len() < SHORT {
+        return scalar::first_error(bytes);
+    }
+    // SAFETY: the caller guarantees the check runs on this CPU.
+    let passed = unsafe { check()(bytes) }?;
+    locate(bytes, passed)
+}
+
+/// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
+/// prefix: the scalar machine from the last character boundary at or before
+/// `passed`, where it is in START. The machine is the source of truth: if it finds
+/// no error, there is none.
+#[cold]
+#[inline(never)]
+fn locate(bytes: &[u8], passed: usize) -> Option<usize> {
+    let from = simd::boundary_at_or_before(bytes, passed);
+    scalar::first_error(bytes.get(from..)?).map(|e| from + e)
+}
+
+/// [`validate_chunk`] with the check that `check()` returns.
+///
+/// # Safety
+/// `check` must return a check that this CPU supports.
+#[inline(always)]
+unsafe fn validate_chunk_with(
+    state: State,
+    bytes: &[u8],
+    check: impl FnOnce() -> CheckFn,
+) -> State {
+    let rest = match state {
+        State::Error => return State::Error,
+        State::Start => bytes,
+        _ => {
+            // Finish the carried sequence: at most 3 bytes.
+            let (carried, rest) = bytes.split_at(state.pending_continuations().min(bytes.len()));
+            match scalar::validate_chunk(state, carried) {
+                State::Start => rest,
+                // ERROR, or the input ended inside the carried sequence.
+                other => return other,
+            }
+        }
+    };
+    // `rest` starts on a character boundary. Everything before its last sequence
+    // must be complete, well-formed UTF-8; the last sequence (at most 4 bytes) may
+    // stop short, and decides the final state.
+    let (whole, last) = rest.split_at(simd::last_boundary(rest));
+    // SAFETY: the caller guarantees the check runs on this CPU.
+    if !unsafe { validate_with(whole, check) } {
+        return State::Error;
+    }
+    scalar::validate_chunk(State::Start, last)
+}
+
+/// Every back end this CPU supports, one by one, for tests and benchmarks. Not part
+/// of the API: users always get the best one through the crate's functions.
+pub mod backends {
+    use super::{CheckFn, IMPLEMENTATIONS};
+    use crate::state_machine::State;
+
+    /// A back end that this CPU supports, with the crate's three entry points run
+    /// through it (short-input path included, exactly as the crate runs them).
+    #[derive(Clone, Copy, Debug)]
+    pub struct Backend {
+        name: &'static str,
+        /// Only constructed (in [`available`]) for checks this CPU supports.
+        check: CheckFn,
+    }
+
+    impl Backend {
+        /// The back end's name: `avx2`, `ssse3`, `neon` or `scalar`.
+        pub fn name(&self) -> &'static str {
+            self.name
+        }
+
+        /// [`crate::validate`] through this back end.
+        pub fn validate(&self, bytes: &[u8]) -> bool {
+            // SAFETY: `self.check` runs on this CPU (see `available`).
+            unsafe { super::validate_with(bytes, || self.check) }
+        }
+
+        /// [`crate::first_error`] through this back end.
+        pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
+            // SAFETY: `self.check` runs on this CPU (see `available`).
+            unsafe { super::first_error_with(bytes, || self.check) }
+        }
+
+        /// [`crate::validate_chunk`] through this back end.
+        pub fn validate_chunk(&self, state: State, bytes: &[u8]) -> State {
+            // SAFETY: `self.check` runs on this CPU (see `available`).
+            unsafe { super::validate_chunk_with(state, bytes, || self.check) }
+        }
+    }
+
+    /// Every back end this CPU supports, best first (the crate uses the first).
+    pub fn available() -> impl Iterator<Item = Backend> {
+        IMPLEMENTATIONS
+            .iter()
+            .filter(|imp| (imp.available)())
+            .map(|imp| Backend {
+                name: imp.name,
+                check: imp.check,
+            })
+    }
+
+    /// The names of every back end compiled for this target, supported or not.
+    pub fn compiled() -> impl Iterator<Item = &'static str> {
+        IMPLEMENTATIONS.iter().map(|imp| imp.name)
+    }
+
+    /// The name of the back end the crate's functions use on this CPU.
+    pub fn selected() -> &'static str {
+        super::best().name
+    }
 }

@@ -29,14 +29,33 @@
 
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
+// No panicking constructs in the library (tests may use them): nothing may unwind
+// towards C, and an abort is no answer for a server. Slice indexing is not denied:
+// the bounds are proven where it is used (see the SAFETY and "In bounds" comments).
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod diagnostics;
 mod dispatch;
 pub mod escape;
 pub mod ffi;
 mod scalar;
+mod simd;
 pub mod state_machine;
 pub mod stream;
+
+/// Every back end this CPU supports, for tests and benchmarks (not a stable API).
+#[doc(hidden)]
+pub use dispatch::backends;
 
 pub use diagnostics::{check, ErrorKind, Utf8Error};
 pub use escape::{escape_into, replace_into, Rendered};

@@ -1,0 +1,3 @@
+//! aarch64 back end: NEON (16-byte vectors, `tbl` lookups).
+
+pub(crate) mod neon;

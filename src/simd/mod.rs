@@ -1,0 +1,581 @@
+//! Vectorised validation: the Keiser-Lemire "lookup" algorithm, written once over a
+//! small [`Vector`] trait and instantiated per instruction set in the submodules.
+//!
+//! # The algorithm
+//!
+//! Well-formed UTF-8 (RFC 3629 §4) can be checked by looking at every byte together
+//! with the three bytes before it:
+//!
+//! 1. **Pairs.** Every ill-formed *pair* of adjacent bytes (a lead byte not followed
+//!    by a continuation byte, a continuation byte after ASCII, an overlong form, a
+//!    surrogate, a value above U+10FFFF) is a product of three nibble sets: the high
+//!    nibble of the previous byte, its low nibble, and the high nibble of this byte.
+//!    Each kind of ill-formed pair gets one bit ([`PAIR_RULES`]); three 16-entry
+//!    tables map each nibble to the set of kinds it can take part in, and the AND of
+//!    the three lookups is the set of kinds the pair actually is. One byte-shuffle
+//!    instruction does 16 or 32 lookups at once.
+//! 2. **Continuation counts.** A continuation byte after a continuation byte is
+//!    legal only as the third or fourth byte of a sequence, i.e. exactly when the
+//!    byte two back is a 3- or 4-byte lead (E0-FF) or the byte three back is a
+//!    4-byte lead (F0-FF). The pair tables mark "two continuation bytes in a row"
+//!    with bit 7; XOR with "two or three back is a lead that needs it" leaves bit 7
+//!    set exactly where the count is wrong.
+//! 3. **The end.** A sequence cut short by the end of the input has no byte after it
+//!    to be caught by step 1; the last three bytes are checked separately.
+//!
+//! Bytes 1, 2 and 3 positions back are read with unaligned loads at `p - 1`, `p - 2`,
+//! `p - 3` inside the buffer (loads are cheap; cross-lane byte shifts are not), and
+//! with in-register shifts for the very first block, which has nothing before it.
+//! A 64-byte block whose bytes are all ASCII only needs the previous block not to
+//! end inside a sequence.
+//!
+//! # Result
+//!
+//! [`check`] answers `None` (valid) or `Some(g)`: invalid, and every check before
+//! offset `g` passed, so `bytes[..g]` is a prefix of some well-formed string. The
+//! caller ([`crate::dispatch`]) turns `g` into the exact offset of the first error
+//! with the scalar machine, started at the last character boundary at or before `g`.
+//!
+//! Nothing here allocates, and no load touches memory outside the given slice.
+
+#[cfg(target_arch = "aarch64")]
+pub(crate) mod aarch64;
+#[cfg(target_arch = "x86_64")]
+pub(crate) mod x86_64;
+
+/// Bytes per block: the unit of the ASCII fast path and of the error checks.
+pub(crate) const BLOCK: usize = 64;
+
+/// One SIMD register of bytes, with the handful of operations the algorithm needs.
+///
+/// # Safety
+///
+/// Every method may only be called when the CPU supports the instruction set of
+/// the implementation (the `check` function of each back end is compiled with that
+/// feature enabled and is itself only called when it is present).
+pub(crate) trait Vector: Copy {
+    /// Lanes (bytes) per vector; divides [`BLOCK`].
+    const BYTES: usize;
+
+    /// Loads `BYTES` bytes from `ptr` (no alignment needed).
+    ///
+    /// # Safety
+    /// `ptr..ptr + BYTES` must be readable; the CPU feature must be present.
+    unsafe fn load(ptr: *const u8) -> Self;
+    /// Every lane set to `byte`.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn splat(byte: u8) -> Self;
+    /// `table` repeated in every 16-byte lane, for [`Vector::lookup`].
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn table(table: &[u8; 16]) -> Self;
+    /// Lane `i` is `table[self[i]]`, for lanes holding 0-15.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn lookup(self, table: Self) -> Self;
+    /// Every lane shifted right by 4 bits (its high nibble, 0-15).
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn high_nibbles(self) -> Self;
+    /// Every lane ANDed with 0x0F (its low nibble).
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn low_nibbles(self) -> Self;
+    /// The bytes of `prev ++ self` that start `N` lanes before `self`, for
+    /// `N` = 1, 2, 3: lane `i` is the byte `N` positions before lane `i` of `self`.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn prev1(self, prev: Self) -> Self;
+    /// See [`Vector::prev1`].
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn prev2(self, prev: Self) -> Self;
+    /// See [`Vector::prev1`].
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn prev3(self, prev: Self) -> Self;
+    /// Lane-wise AND.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn and(self, other: Self) -> Self;
+    /// Lane-wise OR.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn or(self, other: Self) -> Self;
+    /// Lane-wise XOR.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn xor(self, other: Self) -> Self;
+    /// Lane-wise unsigned saturating subtraction (`max(self - other, 0)`).
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn saturating_sub(self, other: Self) -> Self;
+    /// True iff some lane has its high bit set (some byte is not ASCII).
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn any_high_bit(self) -> bool;
+    /// True iff some lane is not zero.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn any_nonzero(self) -> bool;
+}
+
+// ---------------------------------------------------------------------------------
+// The pair rules and the three nibble tables derived from them.
+// ---------------------------------------------------------------------------------
+
+/// A set of nibble values 0-15, as a bit set.
+type Nibbles = u16;
+
+/// The nibbles `lo..=hi`.
+const fn span(lo: u8, hi: u8) -> Nibbles {
+    let mut set = 0;
+    let mut n = lo;
+    while n <= hi {
+        set |= 1 << n;
+        n += 1;
+    }
+    set
+}
+
+const ANY: Nibbles = span(0x0, 0xF);
+/// High nibbles of ASCII bytes (00-7F).
+const ASCII: Nibbles = span(0x0, 0x7);
+/// High nibbles of continuation bytes (80-BF).
+const CONT: Nibbles = span(0x8, 0xB);
+/// High nibbles of lead bytes and of the never-used C0, C1, F5-FF (C0-FF).
+const LEAD: Nibbles = span(0xC, 0xF);
+
+/// One kind of ill-formed pair of adjacent bytes `(prev, this)`: the pairs whose
+/// `prev` high nibble, `prev` low nibble and `this` high nibble are in the three
+/// sets. `flag` is the kind's bit in the tables.
+#[derive(Clone, Copy)]
+pub(crate) struct PairRule {
+    flag: u8,
+    prev_high: Nibbles,
+    prev_low: Nibbles,
+    this_high: Nibbles,
+}
+
+/// Bit 7: two continuation bytes in a row. Not an error by itself (see step 2 of
+/// the algorithm); it must be bit 7 so that the byte-wise XOR with "needed here"
+/// (0x80 or 0) cancels it.
+const TWO_CONTINUATIONS: u8 = 0x80;
+
+/// Every kind of ill-formed pair (RFC 3629 §4; Unicode §3.9, Table 3-7).
+pub(crate) const PAIR_RULES: [PairRule; 8] = [
+    // A lead byte (or C0, C1, F5-FF) followed by ASCII or another lead: too short.
+    PairRule {
+        flag: 0x01,
+        prev_high: LEAD,
+        prev_low: ANY,
+        this_high: ASCII | LEAD,
+    },
+    // ASCII followed by a continuation byte: a stray continuation byte.
+    PairRule {
+        flag: 0x02,
+        prev_high: ASCII,
+        prev_low: ANY,
+        this_high: CONT,
+    },
+    // E0 80-9F: overlong 3-byte form (U+0000-U+07FF).
+    PairRule {
+        flag: 0x04,
+        prev_high: span(0xE, 0xE),
+        prev_low: span(0x0, 0x0),
+        this_high: span(0x8, 0x9),
+    },
+    // F4 90-BF and F5-FF 90-BF: above U+10FFFF.
+    PairRule {
+        flag: 0x08,
+        prev_high: span(0xF, 0xF),
+        prev_low: span(0x4, 0xF),
+        this_high: span(0x9, 0xB),
+    },
+    // ED A0-BF: UTF-16 surrogates (U+D800-U+DFFF).
+    PairRule {
+        flag: 0x10,
+        prev_high: span(0xE, 0xE),
+        prev_low: span(0xD, 0xD),
+        this_high: span(0xA, 0xB),
+    },
+    // C0, C1 with a continuation byte: overlong 2-byte form (U+0000-U+007F).
+    PairRule {
+        flag: 0x20,
+        prev_high: span(0xC, 0xC),
+        prev_low: span(0x0, 0x1),
+        this_high: CONT,
+    },
+    // F0 80-8F: overlong 4-byte form; F5-FF 80-8F: above U+10FFFF.
+    PairRule {
+        flag: 0x40,
+        prev_high: span(0xF, 0xF),
+        prev_low: span(0x0, 0x0) | span(0x5, 0xF),
+        this_high: span(0x8, 0x8),
+    },
+    // Two continuation bytes: checked against the lead two or three bytes back.
+    PairRule {
+        flag: TWO_CONTINUATIONS,
+        prev_high: CONT,
+        prev_low: ANY,
+        this_high: CONT,
+    },
+];
+
+/// Which of the three nibbles of a pair a table is indexed by.
+#[derive(Clone, Copy)]
+enum Nibble {
+    PrevHigh,
+    PrevLow,
+    ThisHigh,
+}
+
+/// `table[n]`: the flags of every rule whose set for `which` contains `n`.
+const fn build_table(which: Nibble) -> [u8; 16] {
+    let mut table = [0u8; 16];
+    let mut r = 0;
+    while r < PAIR_RULES.len() {
+        let rule = PAIR_RULES[r];
+        let set = match which {
+            Nibble::PrevHigh => rule.prev_high,
+            Nibble::PrevLow => rule.prev_low,
+            Nibble::ThisHigh => rule.this_high,
+        };
+        let mut n = 0;
+        while n < 16 {
+            if set & (1 << n) != 0 {
+                table[n] |= rule.flag;
+            }
+            n += 1;
+        }
+        r += 1;
+    }
+    table
+}
+
+/// Rules by the high nibble of the previous byte.
+pub(crate) static PREV_HIGH: [u8; 16] = build_table(Nibble::PrevHigh);
+/// Rules by the low nibble of the previous byte.
+pub(crate) static PREV_LOW: [u8; 16] = build_table(Nibble::PrevLow);
+/// Rules by the high nibble of this byte.
+pub(crate) static THIS_HIGH: [u8; 16] = build_table(Nibble::ThisHigh);
+
+/// The pair flags of `(prev, this)` as one lane of the vector code computes them.
+#[cfg(test)]
+fn pair_flags(prev: u8, this: u8) -> u8 {
+    PREV_HIGH[(prev >> 4) as usize]
+        & PREV_LOW[(prev & 0xF) as usize]
+        & THIS_HIGH[(this >> 4) as usize]
+}
+
+/// `x - (0xE0 - 0x80)` saturating has bit 7 set iff `x >= 0xE0` (the largest
+/// result, 0xFF - 0x60 = 0x9F, stays below 0x100): a 3- or 4-byte lead.
+const THIRD_BYTE_BIAS: u8 = 0xE0 - 0x80;
+/// Likewise, bit 7 of `x - (0xF0 - 0x80)` is set iff `x >= 0xF0`: a 4-byte lead.
+const FOURTH_BYTE_BIAS: u8 = 0xF0 - 0x80;
+
+/// `INCOMPLETE_LIMITS[BLOCK - BYTES..]`, subtracted (saturating) from the last vector
+/// of a block, is non-zero iff the block ends inside a sequence: the last byte is a
+/// lead (>= C0), the second to last a 3/4-byte lead (>= E0) or the third to last a
+/// 4-byte lead (>= F0).
+static INCOMPLETE_LIMITS: [u8; BLOCK] = {
+    let mut limits = [0xFF; BLOCK];
+    limits[BLOCK - 3] = 0xF0 - 1;
+    limits[BLOCK - 2] = 0xE0 - 1;
+    limits[BLOCK - 1] = 0xC0 - 1;
+    limits
+};
+
+/// The vectors of constants the loop uses, loaded once per call.
+#[derive(Clone, Copy)]
+struct Constants<V> {
+    prev_high: V,
+    prev_low: V,
+    this_high: V,
+    third_bias: V,
+    fourth_bias: V,
+    high_bit: V,
+    incomplete: V,
+}
+
+impl<V: Vector> Constants<V> {
+    /// # Safety
+    /// The CPU feature of `V` must be present.
+    #[inline(always)]
+    unsafe fn new() -> Self {
+        // SAFETY: the caller guarantees the CPU feature; the incomplete limits are
+        // read from `INCOMPLETE_LIMITS[BLOCK - BYTES..BLOCK]`, inside the static
+        // because `BYTES <= BLOCK`.
+        unsafe {
+            Constants {
+                prev_high: V::table(&PREV_HIGH),
+                prev_low: V::table(&PREV_LOW),
+                this_high: V::table(&THIS_HIGH),
+                third_bias: V::splat(THIRD_BYTE_BIAS),
+                fourth_bias: V::splat(FOURTH_BYTE_BIAS),
+                high_bit: V::splat(0x80),
+                incomplete: V::load(INCOMPLETE_LIMITS.as_ptr().add(BLOCK - V::BYTES)),
+            }
+        }
+    }
+}
+
+/// The error lanes of `this`, given the vectors of the bytes 1, 2 and 3 positions
+/// earlier: non-zero exactly where a byte cannot follow the three before it.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3: V) -> V {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        let flags = prev1
+            .high_nibbles()
+            .lookup(k.prev_high)
+            .and(prev1.low_nibbles().lookup(k.prev_low))
+            .and(this.high_nibbles().lookup(k.this_high));
+        let needs_continuation = prev2
+            .saturating_sub(k.third_bias)
+            .or(prev3.saturating_sub(k.fourth_bias))
+            .and(k.high_bit);
+        needs_continuation.xor(flags)
+    }
+}
+
+/// True iff the last three bytes of `bytes` (at least 3 long) end inside a sequence.
+#[inline(always)]
+fn ends_inside_sequence(bytes: &[u8]) -> bool {
+    match bytes {
+        [.., a, b, c] => *a >= 0xF0 || *b >= 0xE0 || *c >= 0xC0,
+        _ => false,
+    }
+}
+
+/// Validates `bytes`: `None` when it is well-formed UTF-8, else `Some(g)` with every
+/// check before offset `g` passed (see the module docs). Inputs shorter than one
+/// block go to the scalar machine.
+///
+/// # Safety
+/// The CPU feature of `V` must be present. Call it only from a function compiled
+/// with that feature, so that this body is inlined and compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    if len < BLOCK {
+        return crate::scalar::first_error(bytes);
+    }
+    let lanes = BLOCK / V::BYTES;
+    let start = bytes.as_ptr();
+    // SAFETY (for the whole body): the caller guarantees the CPU feature. Every
+    // `V::load(p)` below reads `p..p + BYTES` where the comment at the load shows
+    // that range is inside `bytes`.
+    unsafe {
+        let k = Constants::<V>::new();
+
+        // First block: bytes 0..64 (len >= 64); the bytes before it are taken as
+        // ASCII (the start of the input is a character boundary).
+        let mut error = V::splat(0);
+        let mut prev = V::splat(0);
+        for i in 0..lanes {
+            // In bounds: i * BYTES + BYTES <= BLOCK <= len.
+            let this = V::load(start.add(i * V::BYTES));
+            error = error.or(errors(
+                &k,
+                this,
+                this.prev1(prev),
+                this.prev2(prev),
+                this.prev3(prev),
+            ));
+            prev = this;
+        }
+        if error.any_nonzero() {
+            return Some(0);
+        }
+        let mut pending = prev.saturating_sub(k.incomplete);
+
+        // Whole blocks, reading the three bytes before each vector from memory.
+        let mut at = BLOCK;
+        while at + BLOCK <= len {
+            let p = start.add(at);
+            // In bounds: at + BLOCK <= len.
+            let mut any = V::load(p);
+            for i in 1..lanes {
+                any = any.or(V::load(p.add(i * V::BYTES)));
+            }
+            if !any.any_high_bit() {
+                // All ASCII: an error only if the previous block ended inside a
+                // sequence.
+                error = error.or(pending);
+                pending = V::splat(0);
+            } else {
+                for i in 0..lanes {
+                    let q = p.add(i * V::BYTES);
+                    // In bounds: at >= BLOCK > 3, so q - 3 >= start, and
+                    // q + BYTES <= p + BLOCK <= start + len.
+                    let this = V::load(q);
+                    error = error.or(errors(
+                        &k,
+                        this,
+                        V::load(q.sub(1)),
+                        V::load(q.sub(2)),
+                        V::load(q.sub(3)),
+                    ));
+                }
+                pending = V::load(p.add(BLOCK - V::BYTES)).saturating_sub(k.incomplete);
+            }
+            if error.any_nonzero() {
+                return Some(at);
+            }
+            at += BLOCK;
+        }
+
+        // The tail (fewer than 64 bytes): one more block over the last 64 bytes of the
+        // input, overlapping checked bytes, without the ASCII shortcut (whose
+        // `pending` belongs to the block before `at`, not before the overlap).
+        if at < len {
+            let from = len - BLOCK;
+            if from >= 3 {
+                let p = start.add(from);
+                for i in 0..lanes {
+                    let q = p.add(i * V::BYTES);
+                    // In bounds: q - 3 >= start + from - 3 >= start, and
+                    // q + BYTES <= start + len.
+                    let this = V::load(q);
+                    error = error.or(errors(
+                        &k,
+                        this,
+                        V::load(q.sub(1)),
+                        V::load(q.sub(2)),
+                        V::load(q.sub(3)),
+                    ));
+                }
+            } else if crate::scalar::first_error(&bytes[boundary_at_or_before(bytes, at)..])
+                .is_some()
+            {
+                // 65 or 66 bytes: too few to look 3 bytes back from `len - 64`;
+                // the scalar machine checks the last bytes from a boundary.
+                return Some(at);
+            }
+            if error.any_nonzero() {
+                return Some(at);
+            }
+        }
+    }
+    if ends_inside_sequence(bytes) {
+        return Some(len);
+    }
+    None
+}
+
+/// True for continuation bytes (80-BF).
+#[inline(always)]
+fn is_continuation(byte: u8) -> bool {
+    (byte as i8) < -0x40
+}
+
+/// The last character boundary at or before `at` in `bytes[..at]`, assuming
+/// `bytes[..at]` is a prefix of well-formed UTF-8: steps back over at most 3
+/// continuation bytes and onto the lead byte before them.
+#[inline]
+pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
+    let mut i = at.min(bytes.len());
+    let end = i;
+    while i > 0 && end - i < 3 && bytes.get(i - 1).is_some_and(|&b| is_continuation(b)) {
+        i -= 1;
+    }
+    if i > 0 && bytes.get(i - 1).is_some_and(|&b| b >= 0xC0) {
+        i -= 1;
+    }
+    i
+}
+
+/// The start of the last sequence of `bytes` (a character boundary when `bytes`
+/// is a well-formed prefix that starts on one): at most 4 bytes before the end.
+#[inline]
+pub(crate) fn last_boundary(bytes: &[u8]) -> usize {
+    boundary_at_or_before(bytes, bytes.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state_machine::{byte_class, next_state, State};
+
+    /// The non-error states.
+    const LIVE: [State; 8] = [
+        State::Start,
+        State::A,
+        State::B,
+        State::C,
+        State::D,
+        State::E,
+        State::F,
+        State::G,
+    ];
+
+    /// The tables flag exactly the pairs the draft's machine rejects wherever they
+    /// occur, and bit 7 marks exactly the continuation-continuation pairs.
+    #[test]
+    fn pair_tables_agree_with_the_draft_machine() {
+        for prev in 0..=255u8 {
+            for this in 0..=255u8 {
+                let flags = pair_flags(prev, this);
+                let both_cont = is_continuation(prev) && is_continuation(this);
+                assert_eq!(
+                    flags & TWO_CONTINUATIONS != 0,
+                    both_cont,
+                    "{prev:02X} {this:02X}"
+                );
+                let possible = if byte_class(this) == 4 {
+                    // C0, C1, F5-FF are rejected when they become `prev`; here the
+                    // pair is only wrong if `prev` leaves the machine mid-sequence.
+                    LIVE.iter().any(|&s| next_state(s, prev) == State::Start)
+                } else {
+                    LIVE.iter().any(|&s| {
+                        let t = next_state(s, prev);
+                        t != State::Error && next_state(t, this) != State::Error
+                    })
+                };
+                assert_eq!(
+                    flags & !TWO_CONTINUATIONS == 0,
+                    possible,
+                    "{prev:02X} {this:02X}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn lead_biases_mark_exactly_the_needed_leads() {
+        for b in 0..=255u8 {
+            assert_eq!(b.saturating_sub(THIRD_BYTE_BIAS) & 0x80 != 0, b >= 0xE0);
+            assert_eq!(b.saturating_sub(FOURTH_BYTE_BIAS) & 0x80 != 0, b >= 0xF0);
+        }
+    }
+
+    #[test]
+    fn boundaries() {
+        assert_eq!(boundary_at_or_before(b"ab\xE2\x82\xAC", 5), 2);
+        assert_eq!(boundary_at_or_before(b"ab\xE2\x82\xAC", 4), 2);
+        assert_eq!(boundary_at_or_before(b"ab\xE2\x82\xAC", 2), 2);
+        assert_eq!(boundary_at_or_before(b"ab\xF0\x9F\x98\x80", 6), 2);
+        assert_eq!(boundary_at_or_before(b"abc", 3), 3);
+        assert_eq!(boundary_at_or_before(b"", 0), 0);
+        assert_eq!(last_boundary(b"\xC3"), 0);
+    }
+}

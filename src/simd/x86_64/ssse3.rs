@@ -1,0 +1,108 @@
+//! The SSSE3 back end: [`crate::simd::check`] on 16-byte vectors, four per block,
+//! for x86-64 CPUs without AVX2. `pshufb` (SSSE3) does the table lookups and
+//! `palignr` (SSSE3) the byte shifts; everything else is SSE2.
+
+use core::arch::x86_64::*;
+
+use crate::simd::{self, Vector};
+
+/// 16 bytes in an SSE register.
+#[derive(Clone, Copy)]
+pub(crate) struct V16(__m128i);
+
+impl Vector for V16 {
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees 16 readable bytes at `ptr`; `loadu` has no
+        // alignment requirement; SSE2 is part of x86-64.
+        V16(unsafe { _mm_loadu_si128(ptr.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_set1_epi8(byte as i8) })
+    }
+    #[inline(always)]
+    unsafe fn table(table: &[u8; 16]) -> Self {
+        // SAFETY: `table` is 16 readable bytes; SSE2 is part of x86-64.
+        V16(unsafe { _mm_loadu_si128(table.as_ptr().cast()) })
+    }
+    #[inline(always)]
+    unsafe fn lookup(self, table: Self) -> Self {
+        // SAFETY: SSSE3 is present (trait contract).
+        V16(unsafe { _mm_shuffle_epi8(table.0, self.0) })
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_and_si128(_mm_srli_epi16::<4>(self.0), _mm_set1_epi8(0x0F)) })
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_and_si128(self.0, _mm_set1_epi8(0x0F)) })
+    }
+    #[inline(always)]
+    unsafe fn prev1(self, prev: Self) -> Self {
+        // SAFETY: SSSE3 is present (trait contract).
+        V16(unsafe { _mm_alignr_epi8::<15>(self.0, prev.0) })
+    }
+    #[inline(always)]
+    unsafe fn prev2(self, prev: Self) -> Self {
+        // SAFETY: SSSE3 is present (trait contract).
+        V16(unsafe { _mm_alignr_epi8::<14>(self.0, prev.0) })
+    }
+    #[inline(always)]
+    unsafe fn prev3(self, prev: Self) -> Self {
+        // SAFETY: SSSE3 is present (trait contract).
+        V16(unsafe { _mm_alignr_epi8::<13>(self.0, prev.0) })
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_and_si128(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_or_si128(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_xor_si128(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_subs_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn any_high_bit(self) -> bool {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_movemask_epi8(self.0) != 0 }
+    }
+    #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        // SAFETY: SSE2 is part of x86-64.
+        unsafe { _mm_movemask_epi8(_mm_cmpeq_epi8(self.0, _mm_setzero_si128())) != 0xFFFF }
+    }
+}
+
+/// True iff this CPU can run [`check`].
+pub(crate) fn available() -> bool {
+    std::is_x86_feature_detected!("ssse3")
+}
+
+/// [`crate::simd::check`] with SSSE3.
+///
+/// # Safety
+/// The CPU must support SSSE3 ([`available`]).
+#[target_feature(enable = "ssse3")]
+pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: this function is only called with SSSE3 present, and is compiled with
+    // it, so the generic body is inlined here with SSSE3 enabled.
+    unsafe { simd::check::<V16>(bytes) }
+}

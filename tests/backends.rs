@@ -1,0 +1,499 @@
+//! Every back end this CPU supports (AVX2, SSSE3, NEON, scalar), forced one by one,
+//! against `std::str::from_utf8` (validity and `valid_up_to`) and an independent
+//! model of the draft's states for the chunk API.
+//!
+//! Inputs are at least one SIMD block (64 bytes) long wherever the point is to reach
+//! the vector code rather than the short-input path. The heavier exhaustive runs are
+//! `#[ignore]`d: `cargo test --release --test backends -- --ignored`.
+
+use proptest::prelude::*;
+use utf8validate::backends::{self, Backend};
+use utf8validate::State;
+
+/// Every back end the CPU supports. Never empty (scalar always runs).
+fn all() -> Vec<Backend> {
+    backends::available().collect()
+}
+
+/// `valid_up_to` from std, `None` when valid.
+fn std_first_error(bytes: &[u8]) -> Option<usize> {
+    std::str::from_utf8(bytes).err().map(|e| e.valid_up_to())
+}
+
+/// The draft's state after `bytes` from START, derived from std's answer and the
+/// draft's description of the states (not from the library's tables): ERROR after an
+/// ill-formed sequence; otherwise START, or the state that the truncated last
+/// sequence leaves (the lead byte and how many continuation bytes followed it).
+fn expected_state(bytes: &[u8]) -> State {
+    let Err(e) = std::str::from_utf8(bytes) else {
+        return State::Start;
+    };
+    if e.error_len().is_some() {
+        return State::Error;
+    }
+    let tail = &bytes[e.valid_up_to()..];
+    match (tail[0], tail.len()) {
+        (0xC2..=0xDF, 1) => State::A,
+        (0xE0, 1) => State::C,
+        (0xED, 1) => State::D,
+        (0xE1..=0xEF, 1) => State::B,
+        (0xE0..=0xEF, 2) => State::A,
+        (0xF0, 1) => State::F,
+        (0xF4, 1) => State::G,
+        (0xF1..=0xF3, 1) => State::E,
+        (0xF0..=0xF4, 2) => State::B,
+        (0xF0..=0xF4, 3) => State::A,
+        other => panic!("std reported an impossible truncated sequence {other:?}"),
+    }
+}
+
+/// `backend` agrees with std on `bytes`, one-shot and through the chunk API.
+fn assert_backend(backend: &Backend, bytes: &[u8]) {
+    let want = std_first_error(bytes);
+    let name = backend.name();
+    assert_eq!(
+        backend.first_error(bytes),
+        want,
+        "{name} first_error on {bytes:02X?}"
+    );
+    assert_eq!(
+        backend.validate(bytes),
+        want.is_none(),
+        "{name} validate on {bytes:02X?}"
+    );
+    assert_eq!(
+        backend.validate_chunk(State::Start, bytes),
+        expected_state(bytes),
+        "{name} validate_chunk on {bytes:02X?}"
+    );
+}
+
+fn assert_all(bytes: &[u8]) {
+    for backend in all() {
+        assert_backend(&backend, bytes);
+    }
+}
+
+/// Characters of 1-4 bytes, including the edges of every row of Table 3-7.
+const CHARS: &[&str] = &[
+    "a",
+    "Z",
+    "\u{0}",
+    "\u{7F}",
+    "é",
+    "\u{80}",
+    "\u{7FF}",
+    "ж",
+    "ש",
+    "ع",
+    "€",
+    "\u{800}",
+    "\u{FFF}",
+    "\u{1000}",
+    "\u{CFFF}",
+    "\u{D000}",
+    "\u{D7FF}",
+    "\u{E000}",
+    "\u{FFFF}",
+    "中",
+    "日",
+    "한",
+    "क",
+    "😀",
+    "\u{10000}",
+    "\u{3FFFF}",
+    "\u{40000}",
+    "\u{FFFFF}",
+    "\u{100000}",
+    "\u{10FFFF}",
+    " ",
+    "\n",
+];
+
+/// Ill-formed sequences of every kind (Unicode §3.9): stray continuation bytes,
+/// never-used bytes, overlong forms, surrogates, values above U+10FFFF, and
+/// truncated sequences.
+const ILL_FORMED: &[&[u8]] = &[
+    b"\x80",
+    b"\xBF",
+    b"\xC0\xAF",
+    b"\xC1\xBF",
+    b"\xF5\x80\x80\x80",
+    b"\xFF",
+    b"\xE0\x80\xAF",
+    b"\xE0\x9F\xBF",
+    b"\xED\xA0\x80",
+    b"\xED\xBF\xBF",
+    b"\xF0\x80\x80\xAF",
+    b"\xF0\x8F\xBF\xBF",
+    b"\xF4\x90\x80\x80",
+    b"\xC2",
+    b"\xE2\x82",
+    b"\xF0\x9F\x98",
+    b"\xC2\x41",
+    b"\xE2\x82\x41",
+    b"\xF0\x9F\x98\x41",
+    b"\xE2\x82\xAC\x80",
+    b"\xF0\x9F\x98\x80\x80",
+];
+
+fn multibyte_text(len: usize) -> Vec<u8> {
+    let mut text = Vec::new();
+    let mut i = 0;
+    while text.len() < len {
+        text.extend_from_slice(CHARS[i % CHARS.len()].as_bytes());
+        i += 7;
+    }
+    text
+}
+
+#[test]
+fn the_machine_has_its_simd_back_ends() {
+    let names: Vec<_> = all().iter().map(|b| b.name()).collect();
+    println!(
+        "back ends on this CPU: {names:?}; selected: {}",
+        backends::selected()
+    );
+    assert_eq!(names.first().copied(), Some(backends::selected()));
+    assert_eq!(names.last().copied(), Some("scalar"));
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            assert!(names.contains(&"avx2"));
+        }
+        if std::is_x86_feature_detected!("ssse3") {
+            assert!(names.contains(&"ssse3"));
+        }
+    }
+    #[cfg(target_arch = "aarch64")]
+    assert!(names.contains(&"neon"));
+}
+
+/// For every length 0..=200 and every offset, each ill-formed sequence written over
+/// ASCII and over multibyte text: every error position around the 16-, 32- and
+/// 64-byte boundaries, the short path, the first block and the overlapping tail.
+#[test]
+fn every_error_position_up_to_200_bytes() {
+    let backends = all();
+    let ascii: Vec<u8> = (0..200u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let multi = multibyte_text(200);
+    for len in 0..=200usize {
+        for background in [&ascii[..len], &multi[..len]] {
+            for backend in &backends {
+                assert_backend(backend, background);
+            }
+            for seq in ILL_FORMED {
+                for at in 0..len {
+                    let mut bytes = background.to_vec();
+                    let n = seq.len().min(len - at);
+                    bytes[at..at + n].copy_from_slice(&seq[..n]);
+                    for backend in &backends {
+                        assert_backend(backend, &bytes);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Where short strings are embedded: straddling the 16-, 32- and 64-byte
+/// boundaries, in the first block, in the whole blocks and in the tail.
+const OFFSETS: &[usize] = &[0, 1, 14, 15, 30, 31, 62, 63, 64, 65, 94, 95, 126, 127];
+
+/// `prefix ++ s ++ suffix` for each host text, so that the check (not the
+/// short-input path) sees `s` at `at`. The host splits on a character boundary.
+fn embed_all(hosts: &[Vec<u8>], s: &[u8], buf: &mut Vec<u8>, check: &mut impl FnMut(&[u8])) {
+    embed_at(hosts, OFFSETS, s, buf, check)
+}
+
+/// [`embed_all`] at the given offsets only.
+fn embed_at(
+    hosts: &[Vec<u8>],
+    offsets: &[usize],
+    s: &[u8],
+    buf: &mut Vec<u8>,
+    check: &mut impl FnMut(&[u8]),
+) {
+    for host in hosts {
+        for &at in offsets {
+            // Move `at` back onto a character boundary of the host.
+            let mut at = at.min(host.len());
+            while at > 0 && (host[at] as i8) < -0x40 {
+                at -= 1;
+            }
+            buf.clear();
+            buf.extend_from_slice(&host[..at]);
+            buf.extend_from_slice(s);
+            buf.extend_from_slice(&host[at..]);
+            check(buf);
+            // And at the very end of a long buffer.
+            buf.clear();
+            buf.extend_from_slice(&host[..at.max(64)]);
+            let end = buf.len();
+            let mut at_end = end;
+            while at_end > 0 && (buf[at_end - 1] as i8) < -0x40 {
+                at_end -= 1;
+            }
+            buf.truncate(at_end.saturating_sub(1));
+            buf.extend_from_slice(s);
+            check(buf);
+        }
+    }
+}
+
+fn hosts() -> Vec<Vec<u8>> {
+    let ascii: Vec<u8> = (0..160u32).map(|i| b' ' + (i % 90) as u8).collect();
+    let mut multi = multibyte_text(160);
+    // End the multibyte host on a character boundary.
+    while std::str::from_utf8(&multi).is_err() {
+        multi.pop();
+    }
+    vec![ascii, multi]
+}
+
+/// Every 1- and 2-byte string, embedded at every offset of [`OFFSETS`].
+#[test]
+fn every_one_and_two_byte_string_embedded() {
+    let backends = all();
+    let hosts = hosts();
+    let mut buf = Vec::new();
+    let mut check = |bytes: &[u8]| {
+        for backend in &backends {
+            assert_backend(backend, bytes);
+        }
+    };
+    for a in 0..=255u8 {
+        embed_all(&hosts, &[a], &mut buf, &mut check);
+    }
+    // Two-byte strings on the ASCII host and at fewer offsets, to keep debug builds
+    // quick (all offsets and both hosts run in the --ignored exhaustive test).
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            embed_at(
+                &hosts[..1],
+                &[0, 31, 63, 64, 127],
+                &[a, b],
+                &mut buf,
+                &mut check,
+            );
+        }
+    }
+}
+
+/// The first and last byte of every byte class (and a few more): every 3- and 4-byte
+/// string over these exercises every row of Table 3-7 and every way to break one.
+const EDGES: &[u8] = &[
+    0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC,
+    0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xFF,
+];
+
+/// Every 3-byte string over [`EDGES`], embedded at the offsets of [`OFFSETS`].
+#[test]
+fn every_three_edge_byte_string_embedded() {
+    let backends = all();
+    let hosts = hosts();
+    let mut buf = Vec::new();
+    let mut check = |bytes: &[u8]| {
+        for backend in &backends {
+            assert_backend(backend, bytes);
+        }
+    };
+    for &a in EDGES {
+        for &b in EDGES {
+            for &c in EDGES {
+                embed_all(&hosts[..1], &[a, b, c], &mut buf, &mut check);
+            }
+        }
+    }
+}
+
+/// Exhaustive: every 1-, 2- and 3-byte string at every offset of [`OFFSETS`] in both
+/// hosts, and every 4-byte string over [`EDGES`]. Release mode:
+/// `cargo test --release --test backends -- --ignored`.
+#[test]
+#[ignore = "exhaustive, minutes in debug builds; run with --release -- --ignored"]
+fn exhaustive_three_byte_strings_embedded() {
+    let backends = all();
+    let hosts = hosts();
+    let mut buf = Vec::new();
+    let mut check = |bytes: &[u8]| {
+        for backend in &backends {
+            assert_backend(backend, bytes);
+        }
+    };
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            embed_all(&hosts, &[a, b], &mut buf, &mut check);
+            for c in 0..=255u8 {
+                embed_all(&hosts, &[a, b, c], &mut buf, &mut check);
+            }
+        }
+    }
+    for &a in EDGES {
+        for &b in EDGES {
+            for &c in EDGES {
+                for &d in EDGES {
+                    embed_all(&hosts, &[a, b, c, d], &mut buf, &mut check);
+                }
+            }
+        }
+    }
+}
+
+/// Valid text of 0..4 KiB with a few random byte edits (replace, insert, delete).
+fn mutated_text() -> impl Strategy<Value = Vec<u8>> {
+    let text = prop::collection::vec(prop::sample::select(CHARS), 0..1400)
+        .prop_map(|parts| parts.concat().into_bytes());
+    let edits = prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..3);
+    (text, edits).prop_map(|(mut bytes, edits)| {
+        for (at, op, byte) in edits {
+            if bytes.is_empty() {
+                bytes.push(byte);
+                continue;
+            }
+            let i = at.index(bytes.len());
+            match op {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => {
+                    bytes.remove(i);
+                }
+            }
+        }
+        bytes
+    })
+}
+
+/// `bytes` fed to `backend` in pieces ending at `cuts` (sorted, any values) ends in
+/// the same state as one call over the whole, and as the independent model.
+fn assert_chunks(backend: &Backend, bytes: &[u8], cuts: &[prop::sample::Index]) {
+    let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
+    cuts.sort_unstable();
+    let mut state = State::Start;
+    let mut from = 0;
+    for &cut in cuts.iter().chain(Some(&bytes.len())) {
+        state = backend.validate_chunk(state, &bytes[from..cut]);
+        from = cut;
+    }
+    let whole = backend.validate_chunk(State::Start, bytes);
+    assert_eq!(
+        state,
+        whole,
+        "{} chunks {cuts:?} of {bytes:02X?}",
+        backend.name()
+    );
+    assert_eq!(
+        whole,
+        expected_state(bytes),
+        "{} on {bytes:02X?}",
+        backend.name()
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn random_bytes(bytes in prop::collection::vec(any::<u8>(), 0..4096)) {
+        assert_all(&bytes);
+    }
+
+    #[test]
+    fn random_high_bytes(bytes in prop::collection::vec(0x80u8..=0xFF, 0..512)) {
+        assert_all(&bytes);
+    }
+
+    #[test]
+    fn mutated_multilingual_text(bytes in mutated_text()) {
+        assert_all(&bytes);
+    }
+
+    #[test]
+    fn chunks_equal_one_shot(
+        bytes in mutated_text(),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+    ) {
+        for backend in all() {
+            assert_chunks(&backend, &bytes, &cuts);
+        }
+    }
+
+    #[test]
+    fn chunks_of_random_bytes(
+        bytes in prop::collection::vec(any::<u8>(), 0..600),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
+    ) {
+        for backend in all() {
+            assert_chunks(&backend, &bytes, &cuts);
+        }
+    }
+}
+
+/// Every carried state, continued by every short string over [`EDGES`] and then a
+/// long valid text: the carried sequence is finished by the scalar machine before
+/// the vector code runs.
+#[test]
+fn chunk_continues_every_state() {
+    let backends = all();
+    let host = &hosts()[1];
+    // A prefix that leaves each state: nothing, and truncated sequences.
+    let prefixes: &[&[u8]] = &[
+        b"",
+        b"\xC3",
+        b"\xE2",
+        b"\xE2\x82",
+        b"\xE0",
+        b"\xED",
+        b"\xF1",
+        b"\xF0",
+        b"\xF4",
+        b"\xF0\x9F",
+        b"\xF0\x9F\x98",
+        b"\x80",
+    ];
+    for prefix in prefixes {
+        for &a in EDGES {
+            for &b in EDGES {
+                let mut rest = vec![a, b];
+                rest.extend_from_slice(host);
+                let mut whole = prefix.to_vec();
+                whole.extend_from_slice(&rest);
+                for backend in &backends {
+                    let s = backend.validate_chunk(State::Start, prefix);
+                    assert_eq!(s, expected_state(prefix));
+                    let end = backend.validate_chunk(s, &rest);
+                    assert_eq!(
+                        end,
+                        expected_state(&whole),
+                        "{} {prefix:02X?} + {a:02X} {b:02X}",
+                        backend.name()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Long inputs: many whole blocks, errors far from the start.
+#[test]
+fn long_inputs_with_one_error() {
+    let backends = all();
+    let text = multibyte_text(20_000);
+    let mut text = text[..20_000].to_vec();
+    while std::str::from_utf8(&text).is_err() {
+        text.pop();
+    }
+    for backend in &backends {
+        assert_backend(backend, &text);
+    }
+    for at in (0..text.len()).step_by(997).chain([text.len() - 1]) {
+        for seq in ILL_FORMED {
+            let mut bytes = text.clone();
+            let n = seq.len().min(bytes.len() - at);
+            bytes[at..at + n].copy_from_slice(&seq[..n]);
+            for backend in &backends {
+                assert_backend(backend, &bytes);
+            }
+        }
+    }
+}
