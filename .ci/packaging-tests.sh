@@ -104,8 +104,12 @@ build=$work/build
 cargo_target=$build/cargo-target
 
 step "install: what is where"
-(cd "$prefix" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort) >"$work/files.txt"
-sort >"$work/files.want" <<EOF
+# list_files DIR: every file and link under DIR, with the link targets.
+list_files() { (cd "$1" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort); }
+# want_files PREFIX: what an install with --prefix PREFIX must hold (the gdb auto-load
+# script's path mirrors the library's absolute path).
+want_files() {
+  sort <<EOF
 ./bin/utf8check f 
 ./include/utf8validate.h f 
 ./lib/cmake/utf8validate/utf8validateConfig.cmake f 
@@ -115,8 +119,13 @@ sort >"$work/files.want" <<EOF
 ./lib/libutf8validate.so.$version f 
 ./lib/$soname l libutf8validate.so.$version
 ./lib/pkgconfig/utf8validate.pc f 
+./share/gdb/auto-load$1/lib/libutf8validate.so.$version-gdb.py f 
+./share/utf8validate/gdb/README.md f 
+./share/utf8validate/gdb/utf8validate.py f 
 EOF
-diff -u "$work/files.want" "$work/files.txt" || fail "installed files differ (- expected, + found)"
+}
+list_files "$prefix" >"$work/files.txt"
+want_files "$prefix" | diff -u - "$work/files.txt" || fail "installed files differ (- expected, + found)"
 cat "$work/files.txt"
 cmp "$repo/include/utf8validate.h" "$prefix/include/utf8validate.h" ||
   fail "the installed header is not include/utf8validate.h"
@@ -125,8 +134,10 @@ cmp "$repo/include/utf8validate.h" "$prefix/include/utf8validate.h" ||
 step "install: DESTDIR staging with --prefix /usr/local"
 DESTDIR=$work/stage cmake --install "$build" --prefix /usr/local >"$work/destdir.log" 2>&1 ||
   { cat "$work/destdir.log" >&2; fail "DESTDIR install failed"; }
-(cd "$work/stage/usr/local" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort) |
-  diff -u "$work/files.want" - || fail "DESTDIR install put other files"
+want_files /usr/local | diff -u - <(list_files "$work/stage/usr/local") ||
+  fail "DESTDIR install put other files"
+[ "$(find "$work/stage" -mindepth 1 -maxdepth 1)" = "$work/stage/usr" ] ||
+  fail "DESTDIR install wrote outside DESTDIR/usr/local"
 grep -qx 'prefix=/usr/local' "$work/stage/usr/local/lib/pkgconfig/utf8validate.pc" ||
   fail "the DESTDIR install's .pc file does not say prefix=/usr/local"
 
@@ -320,12 +331,12 @@ tar -C "$repo" --exclude=./.git --exclude=./target --exclude=./fuzz/target -cf -
 # The same library as release $major.$((minor + 1)).0: another soname, same symbols.
 v2_version=$major.$((minor + 1)).0
 sed -i "/^\[package\]/,/^\[/s/^version *= *\"$version\"/version = \"$v2_version\"/" "$v2/Cargo.toml"
-# (touched: the copy keeps the sources' times, and cargo must build and copy out this
-# release even if it built the same copy before in this target directory)
-touch "$v2/src/lib.rs"
-(cd "$v2" && cargo build --release --lib --target-dir "$cargo_target") >"$work/v2.log" 2>&1 ||
-  { cat "$work/v2.log" >&2; fail "the second release did not build"; }
-v2_so=$cargo_target/release/libutf8validate.so
+# Its own target directory: in the install build's, cargo would later find release
+# 0.1 fresh and leave the other release's files in target/release, where the CMake
+# build takes them from. Without the CLI (and clap), to build less.
+(cd "$v2" && cargo build --release --lib --no-default-features --target-dir "$work/v2-target") \
+  >"$work/v2.log" 2>&1 || { cat "$work/v2.log" >&2; fail "the second release did not build"; }
+v2_so=$work/v2-target/release/libutf8validate.so
 v2_soname=$(readelf -d "$v2_so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ -n "$v2_soname" ] && [ "$v2_soname" != "$soname" ] || fail "second release's soname: '$v2_soname'"
 mkdir -p "$work/tv/v2"
