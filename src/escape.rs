@@ -191,18 +191,13 @@ impl Writer<'_> {
         if mode == Mode::Replace {
             return self.text(run);
         }
-        let mut start = 0;
-        for (i, &byte) in run.iter().enumerate() {
-            let escape: &[u8] = match byte {
-                b'\\' => b"\\\\",
-                0 => b"\\x00",
-                _ => continue,
-            };
-            self.text(&run[start..i]);
-            self.unit(escape);
-            start = i + 1;
+        let mut rest = run;
+        while let Some(i) = find_escaped(rest) {
+            self.text(&rest[..i]);
+            self.unit(if rest[i] == 0 { b"\\x00" } else { b"\\\\" });
+            rest = &rest[i + 1..];
         }
-        self.text(&run[start..]);
+        self.text(rest);
     }
 
     /// Well-formed UTF-8 copied as it is; when it does not all fit, the longest
@@ -225,6 +220,29 @@ impl Writer<'_> {
         copy(&mut room[..take], &run[..take]);
         self.written += take;
     }
+}
+
+/// The index of the first backslash or NUL in `run` (the two characters that
+/// [`escape_into`] escapes in valid text), 8 bytes at a time.
+fn find_escaped(run: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    // Nonzero iff some byte of `v` is zero (the classic exact test).
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    let (words, _) = run.as_chunks::<8>();
+    let mut from = 0;
+    for word in words {
+        let v = u64::from_ne_bytes(*word);
+        if has_zero(v) | has_zero(v ^ BACKSLASHES) != 0 {
+            break;
+        }
+        from += 8;
+    }
+    run[from..]
+        .iter()
+        .position(|&b| b == b'\\' || b == 0)
+        .map(|i| from + i)
 }
 
 /// `dst = src` (same lengths).
