@@ -511,6 +511,7 @@ fn all_mode_over_several_blocks_matches_the_oracle() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
 #[test]
 fn json_file_names_that_are_not_utf8() {
     use std::os::unix::ffi::OsStrExt;

@@ -53,7 +53,15 @@ Exit status:
   2  some input could not be read (missing, unreadable, a directory, an I/O error);
      the message on stderr names it; the other inputs are still checked.
      2 wins over 1. Invalid command-line usage also exits with 2.
-  The status does not depend on -q, -l, -i, --all or --json.";
+  The status does not depend on -q, -l, -i, --all or --json.
+
+Differences from isutf8 (moreutils 1.2):
+  MESSAGE names the kind of error (the utf8validate library's kinds) instead of
+  byte ranges; C is 1-based on standard input and pipes too (isutf8 prints it
+  0-based there); \"-\" is standard input; an unreadable input or a directory exits
+  2 with its name on stderr (isutf8 exits 1 without the name, or accepts a
+  directory as valid); -v marks exactly the maximal subpart; inputs are streamed,
+  so memory use does not grow with the file.";
 
 /// Check whether files are well-formed UTF-8 (RFC 3629), like moreutils' isutf8.
 ///
