@@ -617,6 +617,22 @@ fn errors_and_characters_across_block_boundaries() {
             .map(|(n, e)| report_line(n, e) + "\n")
             .collect();
         assert!(r.out() == want, "probe {p}: reports differ from the oracle");
+        // The -v dump shows the 8 bytes before each error and 8 from it, also when
+        // they lie in different blocks.
+        let mut args = vec!["-v".to_string()];
+        args.extend(names.iter().cloned());
+        let out = run_in(&dir, &args, None).out();
+        let dumps: Vec<&str> = out.lines().skip(1).step_by(4).collect();
+        assert_eq!(dumps.len(), names.len());
+        for ((dump, e), name) in dumps.iter().zip(&expects).zip(&names) {
+            let bytes = fs::read(dir.join(name)).unwrap();
+            let shown = &bytes[e.byte - 8..(e.byte + 8).min(bytes.len())];
+            let hex: String = shown.iter().map(|b| format!("{b:02X} ")).collect();
+            assert!(
+                dump.starts_with(&format!("{hex:48} | ")),
+                "{name}: {dump:?}"
+            );
+        }
         for n in &names {
             fs::remove_file(dir.join(n)).unwrap();
         }
