@@ -1,6 +1,6 @@
 # Turns cargo's libutf8validate.a into one that links next to any other Rust staticlib:
 #
-#   cmake -DIN=cargo.a -DOUT=libutf8validate.a -DLD=ld -DOBJCOPY=objcopy -DNM=nm -DAR=ar
+#   cmake -DIN=cargo.a -DOUT=libutf8validate.a -DLD=ld -DOBJCOPY=objcopy -DAR=ar
 #         -DREADELF=readelf -DWORK=dir -P localize-staticlib.cmake
 #
 # (run by CMakeLists.txt after every cargo build; OUT is only replaced when it changes,
@@ -26,7 +26,7 @@
 # valid bitcode, and binutils with the LLVM plugin fail on them ("Invalid encoding").
 cmake_minimum_required(VERSION 3.16)
 
-foreach(var IN ITEMS IN OUT LD OBJCOPY NM AR READELF WORK)
+foreach(var IN ITEMS IN OUT LD OBJCOPY AR READELF WORK)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "localize-staticlib.cmake: -D${var}=... is required")
   endif()
@@ -46,12 +46,15 @@ file(MAKE_DIRECTORY "${WORK}")
 
 # The public functions: the archive's defined global functions named utf8_* or
 # utf8validate_* (the C API's prefixes, the same rule the packaging test applies).
-run("${NM}" -g --defined-only "${IN}")
-string(REGEX MATCHALL "[0-9a-fA-F]+ T utf8(validate)?_[A-Za-z0-9_]+" lines "${run_output}")
+# readelf, not nm: binutils' nm loads the LLVM plugin when one is installed, and that
+# fails on the bitcode rustc embeds in the objects.
+run("${READELF}" -sW "${IN}")
+string(REGEX MATCHALL "FUNC +GLOBAL +DEFAULT +[0-9]+ utf8(validate)?_[A-Za-z0-9_]+" lines
+       "${run_output}")
 set(roots "")
 set(keep "")
 foreach(line IN LISTS lines)
-  string(REGEX REPLACE "^[0-9a-fA-F]+ T " "" name "${line}")
+  string(REGEX REPLACE "^.* " "" name "${line}")
   list(APPEND roots "--require-defined=${name}")
   list(APPEND keep "--keep-global-symbol=${name}")
 endforeach()
