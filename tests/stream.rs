@@ -447,3 +447,35 @@ fn null_pointers() {
         );
     }
 }
+
+/// Every 3-byte string, between text on both sides and at the end of text, split at
+/// every point and fed in 1-byte pieces (16.7 million strings: run it in release,
+/// `cargo test --release --test stream -- --ignored`).
+#[test]
+#[ignore = "exhaustive: about 10 s in release mode, minutes in debug"]
+fn every_three_byte_string_in_text_every_split() {
+    let mut checked = 0u64;
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                for bytes in [&[b'x', a, b, c, b'y'][..], &[b'x', a, b, c]] {
+                    let want = expected(bytes);
+                    for i in 0..=bytes.len() {
+                        let (p, q) = bytes.split_at(i);
+                        let mut s = Stream::new();
+                        s.feed(p);
+                        s.feed(q);
+                        assert_eq!(s.finish(), want, "split at {i}: {bytes:02x?}");
+                        checked += 1;
+                    }
+                    let mut s = Stream::new();
+                    for byte in bytes.chunks(1) {
+                        s.feed(byte);
+                    }
+                    assert_eq!(s.finish(), want, "1-byte pieces: {bytes:02x?}");
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 256 * 256 * 256 * (6 + 5));
+}
