@@ -326,15 +326,18 @@ step "two releases of the .so in one process"
 tv=$repo/c-tests/consumers/two-versions
 v2=$work/v2-src
 mkdir -p "$v2"
-tar -C "$repo" --exclude=./.git --exclude=./target --exclude=./fuzz/target -cf - . |
+tar -C "$repo" --exclude=./.git --exclude=./target --exclude=./fuzz/target \
+  --exclude=./fuzz/corpus --exclude=./fuzz/artifacts -cf - . |
   tar -C "$v2" -xf -
 # The same library as release $major.$((minor + 1)).0: another soname, same symbols.
 v2_version=$major.$((minor + 1)).0
 sed -i "/^\[package\]/,/^\[/s/^version *= *\"$version\"/version = \"$v2_version\"/" "$v2/Cargo.toml"
-# Its own target directory: in the install build's, cargo would later find release
-# 0.1 fresh and leave the other release's files in target/release, where the CMake
-# build takes them from. Without the CLI (and clap), to build less.
-(cd "$v2" && cargo build --release --lib --no-default-features --target-dir "$work/v2-target") \
+# In a copy of the install build's target directory, where only the crate itself needs
+# compiling; not in that directory itself: cargo would later find release 0.1 fresh and
+# leave the other release's files in target/release, where the CMake build takes them.
+rm -rf "$work/v2-target"
+cp -a "$cargo_target" "$work/v2-target"
+(cd "$v2" && cargo build --release --lib --target-dir "$work/v2-target") \
   >"$work/v2.log" 2>&1 || { cat "$work/v2.log" >&2; fail "the second release did not build"; }
 v2_so=$work/v2-target/release/libutf8validate.so
 v2_soname=$(readelf -d "$v2_so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
