@@ -8,13 +8,19 @@
 #   chunked   fuzz/fuzz_targets/chunked.rs   validate_chunk / utf8_validate_chunk /
 #             each back end on split points taken from the input: the state after
 #             every piece vs the draft's table, the final verdict vs the one-shot one.
+#   stream    fuzz/fuzz_targets/stream.rs    Stream / utf8_stream_* on split points: feed,
+#             position, and finish after every piece vs std on the prefix so far.
+#   render    fuzz/fuzz_targets/render.rs    escape_into / replace_into / utf8_escape /
+#             utf8_replace vs String::from_utf8_lossy and <[u8]>::utf8_chunks, with a
+#             full and a too-small buffer (truncation between units, no write past it).
 #   c_api     c-tests/fuzz/fuzz_c_api.c      libFuzzer harness in C through the header,
 #             built with clang -fsanitize=fuzzer,address,undefined, linking the static
 #             library; oracle: the RFC 3629 grammar written in C; inputs also placed
 #             against PROT_NONE guard pages.
-# The Rust targets and the static library the C harness links are built by cargo-fuzz
-# with AddressSanitizer, debug assertions, overflow checks and libFuzzer's coverage
-# instrumentation, so ASan also sees the library's own loads from C.
+# The Rust targets are built by cargo-fuzz, and the static library the C harness links
+# by this script with the same instrumentation: AddressSanitizer, libFuzzer's coverage
+# counters, debug assertions and overflow checks; so ASan also checks the library's
+# own loads when C calls it, and the C fuzzer is guided by the library's branches.
 #
 # Usage: bash .ci/fuzz.sh [target...]          (default: all targets)
 #   FUZZ_SECONDS=45   seconds per target (default 45). For a long run, e.g. overnight:
@@ -42,7 +48,7 @@ start=$SECONDS
 
 seconds=${FUZZ_SECONDS:-45}
 jobs=${FUZZ_JOBS:-2}
-all_targets=(validate chunked c_api)
+all_targets=(validate chunked stream render c_api)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 # A stable toolchain accepts -Z flags with this; harmless on nightly.
 export RUSTC_BOOTSTRAP=1
@@ -158,7 +164,7 @@ if $want_c; then
       -Cllvm-args=-sanitizer-coverage-inline-8bit-counters \
       -Cllvm-args=-sanitizer-coverage-pc-table \
       -Cllvm-args=-sanitizer-coverage-trace-compares \
-      -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers" \
+      -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers -Cdebuginfo=1" \
     cargo rustc --quiet --release --lib --no-default-features --crate-type staticlib \
       --target "$triple" --target-dir "$c_target_dir" >"$seeds/build-c.log" 2>&1; then
     cat "$seeds/build-c.log"
@@ -180,7 +186,7 @@ libfuzzer_opts=(-max_total_time="$seconds" -max_len=4096 -dict="$root/fuzz/utf8.
   -print_final_stats=1)
 run_one() {
   local t=$1 seedset=bytes
-  [ "$t" = chunked ] && seedset=chunked
+  case $t in chunked | stream) seedset=chunked ;; esac
   mkdir -p "fuzz/corpus/$t"
   if [ "$t" = c_api ]; then
     "$target_dir/c_api/fuzz_c_api" "fuzz/corpus/$t" "$seeds/$seedset" \

@@ -226,3 +226,195 @@ pub fn check_chunked(
         "{name}: final verdict (cuts {cuts:?})"
     );
 }
+
+/// The one-shot result the oracles give for `data`, as `check` reports it.
+fn expected_check(data: &[u8]) -> Result<(), utf8validate::Utf8Error> {
+    match std_error(data) {
+        None => Ok(()),
+        Some((offset, error_len)) => Err(utf8validate::Utf8Error {
+            offset,
+            length: error_len.unwrap_or(data.len() - offset),
+            kind: expected_kind(data, offset, error_len),
+        }),
+    }
+}
+
+/// Feeds `data` in pieces cut at `cuts` to a [`utf8validate::Stream`] and to a C
+/// `utf8_stream`, checking after every piece the return of `feed`, `position` and
+/// `finish` (which must be the one-shot answer for the prefix read so far).
+pub fn check_stream(data: &[u8], cuts: &[usize]) {
+    use utf8validate::{ffi, Stream};
+    let mut rust = Stream::new();
+    let mut c = std::mem::MaybeUninit::<Stream>::uninit();
+    // SAFETY: `c` is writable memory for one stream.
+    unsafe { ffi::utf8_stream_init(c.as_mut_ptr()) };
+    let mut from = 0;
+    for &to in cuts.iter().chain(std::iter::once(&data.len())) {
+        let piece = &data[from..to];
+        let prefix = &data[..to];
+        let want = expected_check(prefix);
+        // An error (not a truncation) seen so far makes `feed` return false.
+        let still_ok = expected_state(prefix) != State::Error;
+        assert_eq!(
+            rust.feed(piece),
+            still_ok,
+            "feed {from}..{to} (cuts {cuts:?})"
+        );
+        assert_eq!(
+            rust.finish(),
+            want,
+            "finish after {to} bytes (cuts {cuts:?})"
+        );
+        let position = match want {
+            Err(e) if e.kind != ErrorKind::Truncated => e.offset,
+            _ => to,
+        };
+        assert_eq!(rust.position(), position, "position after {to} bytes");
+        // SAFETY: `c` was initialised by utf8_stream_init; `piece` is a live slice;
+        // `err` is a local.
+        unsafe {
+            let fed = ffi::utf8_stream_feed(c.as_mut_ptr(), piece.as_ptr().cast(), piece.len());
+            assert_eq!(
+                fed, still_ok,
+                "utf8_stream_feed {from}..{to} (cuts {cuts:?})"
+            );
+            let mut err = std::mem::MaybeUninit::uninit();
+            let ok = ffi::utf8_stream_finish(c.as_ptr(), err.as_mut_ptr());
+            let err: utf8validate::Utf8Error = err.assume_init();
+            match want {
+                Ok(()) => {
+                    assert!(ok, "utf8_stream_finish after {to} bytes");
+                    assert_eq!((err.offset, err.length, err.kind), (to, 0, ErrorKind::None));
+                }
+                Err(e) => {
+                    assert!(!ok, "utf8_stream_finish after {to} bytes");
+                    assert_eq!(
+                        err, e,
+                        "utf8_stream_finish after {to} bytes (cuts {cuts:?})"
+                    );
+                }
+            }
+        }
+        from = to;
+    }
+}
+
+/// What `escape_into` (`escape == true`) or `replace_into` must produce for `data`,
+/// from `std`'s own split into valid runs and maximal subparts (`utf8_chunks`),
+/// and where each unit (a character, an escape, a U+FFFD) of it ends.
+pub fn expected_render(data: &[u8], escape: bool) -> (Vec<u8>, Vec<usize>) {
+    let mut out = Vec::new();
+    let mut ends = Vec::new();
+    for chunk in data.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            match ch {
+                '\\' if escape => out.extend_from_slice(b"\\\\"),
+                '\0' if escape => out.extend_from_slice(b"\\x00"),
+                _ => out.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
+            ends.push(out.len());
+        }
+        if chunk.invalid().is_empty() {
+            continue;
+        }
+        if escape {
+            for &byte in chunk.invalid() {
+                out.extend_from_slice(format!("\\x{byte:02X}").as_bytes());
+                ends.push(out.len());
+            }
+        } else {
+            out.extend_from_slice("\u{FFFD}".as_bytes());
+            ends.push(out.len());
+        }
+    }
+    (out, ends)
+}
+
+/// `escape_into`/`replace_into` and `utf8_escape`/`utf8_replace` on `data`, with an
+/// output buffer of the full size and one of `cap` bytes: the result, the length
+/// reported, truncation between units only, and no write past the buffer.
+pub fn check_render(data: &[u8], cap: usize) {
+    use utf8validate::ffi;
+    const GUARD: u8 = 0xA5;
+    for escape in [false, true] {
+        let name = if escape { "escape" } else { "replace" };
+        let (want, ends) = expected_render(data, escape);
+        if !escape {
+            assert_eq!(
+                want,
+                String::from_utf8_lossy(data).as_bytes(),
+                "oracles disagree"
+            );
+        }
+        let render = |out: &mut [u8]| {
+            if escape {
+                utf8validate::escape_into(data, out)
+            } else {
+                utf8validate::replace_into(data, out)
+            }
+        };
+        // The longest run of whole units that fits in `room` bytes.
+        let fits = |room: usize| {
+            ends.iter()
+                .copied()
+                .take_while(|&e| e <= room)
+                .last()
+                .unwrap_or(0)
+        };
+
+        for room in [want.len(), cap % (want.len() + 1)] {
+            let mut out = vec![GUARD; room + 8];
+            let r = render(&mut out[..room]);
+            assert_eq!(r.needed, want.len(), "{name}: needed");
+            assert_eq!(r.written, fits(room), "{name}: written into {room} bytes");
+            assert_eq!(
+                &out[..r.written],
+                &want[..r.written],
+                "{name}: text into {room} bytes"
+            );
+            assert!(
+                out[room..].iter().all(|&b| b == GUARD),
+                "{name}: wrote past {room} bytes"
+            );
+        }
+
+        // C: snprintf-style, NUL-terminated, `out_cap` bytes at most.
+        let c_render = |out: *mut core::ffi::c_char, out_cap: usize| {
+            // SAFETY: `data` is a live slice; `out` is NULL or points to `out_cap`
+            // writable bytes that do not overlap it.
+            unsafe {
+                if escape {
+                    ffi::utf8_escape(data.as_ptr().cast(), data.len(), out, out_cap)
+                } else {
+                    ffi::utf8_replace(data.as_ptr().cast(), data.len(), out, out_cap)
+                }
+            }
+        };
+        assert_eq!(
+            c_render(std::ptr::null_mut(), 0),
+            want.len(),
+            "utf8_{name}: size query"
+        );
+        for out_cap in [want.len() + 1, cap % (want.len() + 2)] {
+            let mut out = vec![GUARD; out_cap + 8];
+            assert_eq!(
+                c_render(out.as_mut_ptr().cast(), out_cap),
+                want.len(),
+                "utf8_{name}"
+            );
+            if out_cap > 0 {
+                let k = fits(out_cap - 1);
+                assert_eq!(
+                    &out[..k],
+                    &want[..k],
+                    "utf8_{name}: text into {out_cap} bytes"
+                );
+                assert_eq!(out[k], 0, "utf8_{name}: NUL after {k} bytes of {out_cap}");
+            }
+            assert!(
+                out[out_cap..].iter().all(|&b| b == GUARD),
+                "utf8_{name}: wrote past {out_cap} bytes"
+            );
+        }
+    }
+}
