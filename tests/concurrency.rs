@@ -124,6 +124,26 @@ fn check_everything(bytes: &[u8], cut: usize) {
         assert_eq!(s == State::Start, valid, "{}", backend.name());
     }
 
+    // Data in pieces: the stream must give the one-shot answer.
+    let mut stream = utf8validate::Stream::new();
+    assert_eq!(
+        stream.feed(head) & stream.feed(tail),
+        !matches!(want, Some((_, Some(_))))
+    );
+    match stream.finish() {
+        Ok(()) => assert!(valid),
+        Err(e) => assert_eq!((Some(e.offset), e.length), (offset, length)),
+    }
+
+    // Rendering for logs: U+FFFD as std does it, and an escape that decodes back.
+    let lossy = String::from_utf8_lossy(bytes);
+    let mut out = vec![0u8; 4 * bytes.len() + 1];
+    let r = utf8validate::replace_into(bytes, &mut out);
+    assert_eq!(&out[..r.written], lossy.as_bytes());
+    let r = utf8validate::escape_into(bytes, &mut out);
+    assert!(r.is_complete());
+    assert_eq!(unescape(&out[..r.written]), bytes);
+
     // The C ABI, called as C calls it.
     let (ptr, len) = (bytes.as_ptr().cast(), bytes.len());
     let before_nul = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
@@ -152,6 +172,23 @@ fn check_everything(bytes: &[u8], cut: usize) {
             ffi::utf8_assert_valid(ptr.cast(), len, site, site, 1, site);
             assert!(ffi::utf8_check_or_log(ptr.cast(), len, site, site, 1, site));
         }
+        let mut c_stream = std::mem::MaybeUninit::uninit();
+        ffi::utf8_stream_init(c_stream.as_mut_ptr());
+        ffi::utf8_stream_feed(c_stream.as_mut_ptr(), head.as_ptr().cast(), head.len());
+        ffi::utf8_stream_feed(c_stream.as_mut_ptr(), tail.as_ptr().cast(), tail.len());
+        let mut err = std::mem::MaybeUninit::uninit();
+        assert_eq!(
+            ffi::utf8_stream_finish(c_stream.as_ptr(), err.as_mut_ptr()),
+            valid
+        );
+        let err: utf8validate::Utf8Error = err.assume_init();
+        assert_eq!(err.offset, offset.unwrap_or(len));
+        let cap = out.len();
+        let needed = ffi::utf8_replace(ptr, len, out.as_mut_ptr().cast(), cap);
+        assert_eq!(&out[..needed], lossy.as_bytes());
+        assert_eq!(out[needed], 0);
+        let needed = ffi::utf8_escape(ptr, len, out.as_mut_ptr().cast(), cap);
+        assert_eq!(unescape(&out[..needed]), bytes);
         for &b in bytes.iter().take(8) {
             assert_eq!(ffi::utf8_byte_class(b), class_of(b));
         }
@@ -163,6 +200,31 @@ fn check_everything(bytes: &[u8], cut: usize) {
         let version = CStr::from_ptr(ffi::utf8validate_version());
         assert_eq!(version.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     }
+}
+
+/// Decodes an escaped rendering as the header documents it: `\\` is a backslash,
+/// `\xHH` the byte 0xHH, every other byte itself.
+fn unescape(text: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        match (text[i], text.get(i + 1)) {
+            (b'\\', Some(b'\\')) => {
+                bytes.push(b'\\');
+                i += 2;
+            }
+            (b'\\', Some(b'x')) => {
+                let hex = std::str::from_utf8(&text[i + 2..i + 4]).unwrap();
+                bytes.push(u8::from_str_radix(hex, 16).unwrap());
+                i += 4;
+            }
+            (b, _) => {
+                bytes.push(b);
+                i += 1;
+            }
+        }
+    }
+    bytes
 }
 
 /// The names the header documents for `utf8_error_kind` 0-7, and "unknown" after.
@@ -305,7 +367,7 @@ fn racing_first_call_child() {
                 let (valid, invalid) = (&inputs.0, &inputs.1);
                 barrier.wait();
                 // Each thread's first call is one of the entry points that dispatch.
-                match t % 6 {
+                match t % 8 {
                     0 => assert!(utf8validate::validate(valid)),
                     1 => assert!(!utf8validate::validate(invalid)),
                     2 => assert_eq!(utf8validate::first_error(invalid), Some(at)),
@@ -314,6 +376,19 @@ fn racing_first_call_child() {
                         utf8validate::validate_chunk(State::Start, invalid),
                         State::Error
                     ),
+                    5 => {
+                        let mut stream = utf8validate::Stream::new();
+                        assert!(!stream.feed(invalid));
+                        assert_eq!(stream.finish().map_err(|e| e.offset), Err(at));
+                    }
+                    6 => {
+                        let mut out = vec![0; 3 * invalid.len()];
+                        let r = utf8validate::replace_into(invalid, &mut out);
+                        assert_eq!(
+                            &out[..r.written],
+                            String::from_utf8_lossy(invalid).as_bytes()
+                        );
+                    }
                     // SAFETY: `invalid` is a live slice of that length.
                     _ => assert_eq!(
                         unsafe { ffi::utf8_first_error(invalid.as_ptr().cast(), invalid.len()) },
