@@ -11,6 +11,11 @@
  *   prefix, the final state against the one-shot verdict;
  * - utf8_next_state stepped over every byte, against the same table;
  * - utf8_validate_cstr and utf8_first_error_cstr on a NUL-terminated copy;
+ * - utf8_stream_feed on the same two pieces, utf8_stream_finish after each against
+ *   the oracle for the bytes fed so far;
+ * - utf8_replace and utf8_escape against renderings built from the oracle (one
+ *   U+FFFD per maximal subpart; `\\`, `\x00` and `\xHH` escapes), into an
+ *   exact-size buffer and into one cut short at a size taken from the input;
  * - all of the above again (verdicts only) on copies placed so that the last byte
  *   is the last byte before a PROT_NONE page, and the first byte the first after
  *   one: a read outside [buf, buf + len) is a SIGSEGV even where the library code
@@ -215,6 +220,104 @@ static void check_cstr(const char *str, const oracle_result *want) {
             utf8_first_error_cstr(str), want->offset);
 }
 
+/* utf8_stream fed buf[0..cut) then buf[cut..n): after each piece, finish must give
+ * the oracle's answer for the bytes fed so far. */
+static void check_stream(const char *buf, size_t n, size_t cut, const oracle_result *want) {
+    const unsigned char *u = (const unsigned char *)buf;
+    oracle_result head = oracle(u, cut);
+    utf8_stream s;
+    memset(&s, 0x5A, sizeof s); /* init must not depend on the old contents */
+    utf8_stream_init(&s);
+    const oracle_result *expect[2] = {&head, want};
+    size_t ends[2] = {cut, n};
+    size_t from = 0;
+    for (int i = 0; i < 2; i++) {
+        const oracle_result *w = expect[i];
+        bool fed = utf8_stream_feed(&s, buf + from, ends[i] - from);
+        REQUIRE(fed == (w->state != UTF8_STATE_ERROR), "piece %d, cut %zu of %zu", i, cut, n);
+        utf8_error err;
+        REQUIRE(utf8_stream_finish(&s, &err) == w->valid, "piece %d, cut %zu of %zu", i, cut, n);
+        REQUIRE(err.offset == w->offset, "piece %d: got %zu, want %zu", i, err.offset, w->offset);
+        REQUIRE(err.length == w->length, "piece %d: got %zu, want %zu", i, err.length, w->length);
+        REQUIRE(err.kind == w->kind, "piece %d: got %d, want %d", i, (int)err.kind, (int)w->kind);
+        from = ends[i];
+    }
+}
+
+/* The rendering the oracle gives for s[0..n): replace (one U+FFFD per maximal
+ * subpart) or escape (`\\`, `\x00`, `\xHH` per ill-formed byte). Writes into
+ * `out` (at least 4n bytes) and the end of every unit into `ends` (at least n
+ * entries); returns the number of units. */
+static size_t render_oracle(const unsigned char *s, size_t n, bool escape, unsigned char *out,
+                            size_t *ends) {
+    static const char digits[] = "0123456789ABCDEF";
+    size_t i = 0, w = 0, units = 0;
+    while (i < n) {
+        oracle_char c = oracle_at(s + i, n - i);
+        if (c.need != 0 && c.matched == c.need) {
+            if (escape && (s[i] == '\\' || s[i] == 0)) {
+                memcpy(out + w, s[i] ? "\\\\" : "\\x00", s[i] ? 2 : 4);
+                w += s[i] ? 2 : 4;
+            } else {
+                memcpy(out + w, s + i, c.need);
+                w += c.need;
+            }
+            ends[units++] = w;
+            i += c.need;
+            continue;
+        }
+        size_t subpart = c.matched ? c.matched : 1;
+        if (escape) {
+            for (size_t k = 0; k < subpart; k++) {
+                out[w++] = '\\', out[w++] = 'x';
+                out[w++] = (unsigned char)digits[s[i + k] >> 4];
+                out[w++] = (unsigned char)digits[s[i + k] & 15];
+                ends[units++] = w;
+            }
+        } else {
+            memcpy(out + w, "\xEF\xBF\xBD", 3);
+            w += 3;
+            ends[units++] = w;
+        }
+        i += subpart;
+    }
+    return units;
+}
+
+/* utf8_replace / utf8_escape into an exact-size heap buffer (ASan sees any write
+ * past it) and into `small` bytes (a prefix of whole units, then the NUL). */
+static void check_render(const char *buf, size_t n, size_t small) {
+    unsigned char *want = malloc(4 * n + 1);
+    size_t *ends = malloc((n + 1) * sizeof *ends);
+    REQUIRE(want != NULL && ends != NULL, "malloc");
+    for (int escape = 0; escape < 2; escape++) {
+        size_t (*render)(const char *, size_t, char *, size_t) =
+            escape ? utf8_escape : utf8_replace;
+        const char *name = escape ? "utf8_escape" : "utf8_replace";
+        size_t units = render_oracle((const unsigned char *)buf, n, escape, want, ends);
+        size_t total = units ? ends[units - 1] : 0;
+        REQUIRE(render(buf, n, NULL, 0) == total, "%s: size query", name);
+        size_t caps[2] = {total + 1, small % (total + 2)};
+        for (int k = 0; k < 2; k++) {
+            size_t cap = caps[k];
+            char *out = malloc(cap ? cap : 1);
+            REQUIRE(out != NULL, "malloc");
+            REQUIRE(render(buf, n, out, cap) == total, "%s into %zu bytes", name, cap);
+            if (cap > 0) {
+                size_t fit = 0; /* the longest run of whole units in cap - 1 bytes */
+                for (size_t u = 0; u < units && ends[u] <= cap - 1; u++) {
+                    fit = ends[u];
+                }
+                REQUIRE(memcmp(out, want, fit) == 0, "%s into %zu bytes", name, cap);
+                REQUIRE(out[fit] == '\0', "%s into %zu bytes: NUL at %zu", name, cap, fit);
+            }
+            free(out);
+        }
+    }
+    free(ends);
+    free(want);
+}
+
 /* ---- Guard pages ---------------------------------------------------------------- */
 
 enum { GUARD_MAX = 1 << 20 }; /* longer inputs skip the guard-page copies */
@@ -255,6 +358,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_one_shot(buf, size, &want);
     check_chunks(buf, size, cut, &want);
     check_steps(data, size, &want);
+    check_stream(buf, size, cut, &want);
+    /* The small output buffer: bytes 2-3, little-endian. */
+    check_render(buf, size, size >= 4 ? (size_t)(data[2] | data[3] << 8) : size);
 
     /* NUL-terminated copy of the bytes before the first NUL. */
     size_t len = strnlen(buf, size);
@@ -272,6 +378,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(end, data, size);
         check_one_shot(end, size, &want);
         check_chunks(end, size, cut, &want);
+        check_stream(end, size, cut, &want);
+        check_render(end, size, size);
         char *end_c = (char *)before_guard - (len + 1);
         memcpy(end_c, data, len);
         end_c[len] = '\0';
@@ -282,6 +390,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(start, data, size);
         check_one_shot(start, size, &want);
         check_chunks(start, size, cut, &want);
+        check_stream(start, size, cut, &want);
+        check_render(start, size, size);
         memcpy(start, data, len);
         start[len] = '\0';
         check_cstr(start, &want_c);
