@@ -9,8 +9,10 @@
 //!   (except by the functions behind the header's debug macros, in `assert.rs`: on
 //!   ill-formed input they build a report line, write it to stderr and, for the
 //!   assertions, abort);
-//! - no function can panic, so nothing can unwind into C (and the release profile
-//!   aborts on panic as a second line of defence).
+//! - no function can panic (the crate denies clippy's panicking-construct lints), so
+//!   nothing can unwind into C; and were a panic ever to reach one of these
+//!   `extern "C"` (not `"C-unwind"`) functions, Rust (1.81 and later; this crate needs
+//!   1.88) aborts the process instead of unwinding into the caller.
 
 use core::ffi::c_char;
 
