@@ -23,7 +23,8 @@
 //! and store the same pointer, so there is nothing to synchronise: any value a
 //! thread loads is a valid function for this CPU.
 //!
-//! Back ends, best first: AVX2, SSSE3 (x86-64), NEON (aarch64), the scalar machine.
+//! Back ends, best first: AVX-512 (F+BW), AVX2, SSSE3 (x86-64), NEON (aarch64), the
+//! scalar machine.
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
@@ -58,6 +59,12 @@ fn always() -> bool {
 
 /// Every back end compiled for this target, best first; the last one always runs.
 const IMPLEMENTATIONS: &[Implementation] = &[
+    #[cfg(target_arch = "x86_64")]
+    Implementation {
+        name: "avx512",
+        available: simd::x86_64::avx512::available,
+        check: simd::x86_64::avx512::check,
+    },
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "avx2",
@@ -228,7 +235,7 @@ pub mod backends {
     }
 
     impl Backend {
-        /// The back end's name: `avx2`, `ssse3`, `neon` or `scalar`.
+        /// The back end's name: `avx512`, `avx2`, `ssse3`, `neon` or `scalar`.
         pub fn name(&self) -> &'static str {
             self.name
         }

@@ -1,4 +1,4 @@
-//! Every back end this CPU supports (AVX2, SSSE3, NEON, scalar), forced one by one,
+//! Every back end this CPU supports (AVX-512, AVX2, SSSE3, NEON, scalar), forced one by one,
 //! against `std::str::from_utf8` (validity and `valid_up_to`) and an independent
 //! model of the draft's states for the chunk API.
 //!
@@ -158,6 +158,9 @@ fn the_machine_has_its_simd_back_ends() {
     assert_eq!(names.last().copied(), Some("scalar"));
     #[cfg(target_arch = "x86_64")]
     {
+        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+            assert!(names.contains(&"avx512"));
+        }
         if std::is_x86_feature_detected!("avx2") {
             assert!(names.contains(&"avx2"));
         }

@@ -357,6 +357,22 @@ unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3
     }
 }
 
+/// True iff the `blocks` blocks at `p` are all ASCII.
+///
+/// # Safety
+/// `p..p + blocks * BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn is_ascii<V: Vector>(p: *const u8, blocks: usize) -> bool {
+    // SAFETY: the loads cover `p..p + blocks * BLOCK`, readable by the contract.
+    unsafe {
+        let mut any = V::load(p);
+        for i in 1..blocks * (BLOCK / V::BYTES) {
+            any = any.or(V::load(p.add(i * V::BYTES)));
+        }
+        !any.any_high_bit()
+    }
+}
+
 /// True iff the last three bytes of `bytes` (at least 3 long) end inside a sequence.
 #[inline(always)]
 fn ends_inside_sequence(bytes: &[u8]) -> bool {
@@ -413,16 +429,7 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
         while at + BLOCK <= len {
             let p = start.add(at);
             // In bounds: at + BLOCK <= len.
-            let mut any = V::load(p);
-            for i in 1..lanes {
-                any = any.or(V::load(p.add(i * V::BYTES)));
-            }
-            if !any.any_high_bit() {
-                // All ASCII: an error only if the previous block ended inside a
-                // sequence.
-                error = error.or(pending);
-                pending = V::splat(0);
-            } else {
+            if !is_ascii::<V>(p, 1) {
                 for i in 0..lanes {
                     let q = p.add(i * V::BYTES);
                     // In bounds: at >= BLOCK > 3, so q - 3 >= start, and
@@ -436,12 +443,24 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
                         V::load(q.sub(3)),
                     ));
                 }
+                if error.any_nonzero() {
+                    return Some(at);
+                }
                 pending = V::load(p.add(BLOCK - V::BYTES)).saturating_sub(k.incomplete);
+                at += BLOCK;
+                continue;
             }
-            if error.any_nonzero() {
+            // All ASCII: an error only if the previous block ended inside a sequence.
+            if pending.any_nonzero() {
                 return Some(at);
             }
+            pending = V::splat(0);
             at += BLOCK;
+            // Skip the ASCII blocks that follow, two at a time.
+            // In bounds: at + 2 * BLOCK <= len.
+            while at + 2 * BLOCK <= len && is_ascii::<V>(start.add(at), 2) {
+                at += 2 * BLOCK;
+            }
         }
 
         // The tail (fewer than 64 bytes): one more block over the last 64 bytes of the

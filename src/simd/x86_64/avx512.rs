@@ -1,0 +1,111 @@
+//! The AVX-512 back end: [`crate::simd::check`] on 64-byte vectors, one per block.
+//! Needs AVX-512F and AVX-512BW (byte shuffles, byte saturating subtraction and
+//! byte masks); with it the compiler also merges the algorithm's chains of AND, OR
+//! and XOR into single three-input `vpternlog` instructions.
+
+use core::arch::x86_64::*;
+
+use crate::simd::{self, Vector};
+
+/// 64 bytes in an AVX-512 register.
+#[derive(Clone, Copy)]
+pub(crate) struct V64(__m512i);
+
+impl Vector for V64 {
+    const BYTES: usize = 64;
+
+    #[inline(always)]
+    unsafe fn load(ptr: *const u8) -> Self {
+        // SAFETY: the caller guarantees 64 readable bytes at `ptr` and AVX-512F;
+        // `loadu` has no alignment requirement.
+        V64(unsafe { _mm512_loadu_si512(ptr.cast()) })
+    }
+    #[inline(always)]
+    unsafe fn splat(byte: u8) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_set1_epi8(byte as i8) })
+    }
+    #[inline(always)]
+    unsafe fn table(table: &[u8; 16]) -> Self {
+        // SAFETY: AVX-512F is present; `table` is 16 readable bytes.
+        V64(unsafe { _mm512_broadcast_i32x4(_mm_loadu_si128(table.as_ptr().cast())) })
+    }
+    #[inline(always)]
+    unsafe fn lookup(self, table: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_shuffle_epi8(table.0, self.0) })
+    }
+    #[inline(always)]
+    unsafe fn high_nibbles(self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_and_si512(_mm512_srli_epi16::<4>(self.0), _mm512_set1_epi8(0x0F)) })
+    }
+    #[inline(always)]
+    unsafe fn low_nibbles(self) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_and_si512(self.0, _mm512_set1_epi8(0x0F)) })
+    }
+    #[inline(always)]
+    unsafe fn prev1(self, prev: Self) -> Self {
+        // SAFETY: AVX-512F/BW are present. `alignr_epi64::<6>` gives each 128-bit
+        // lane the lane before it (prev's last lane for the first), so the in-lane
+        // `alignr_epi8` can shift across the lanes.
+        V64(unsafe { _mm512_alignr_epi8::<15>(self.0, _mm512_alignr_epi64::<6>(self.0, prev.0)) })
+    }
+    #[inline(always)]
+    unsafe fn prev2(self, prev: Self) -> Self {
+        // SAFETY: as in `prev1`.
+        V64(unsafe { _mm512_alignr_epi8::<14>(self.0, _mm512_alignr_epi64::<6>(self.0, prev.0)) })
+    }
+    #[inline(always)]
+    unsafe fn prev3(self, prev: Self) -> Self {
+        // SAFETY: as in `prev1`.
+        V64(unsafe { _mm512_alignr_epi8::<13>(self.0, _mm512_alignr_epi64::<6>(self.0, prev.0)) })
+    }
+    #[inline(always)]
+    unsafe fn and(self, other: Self) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_and_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn or(self, other: Self) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_or_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn xor(self, other: Self) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_xor_si512(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn saturating_sub(self, other: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_subs_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn any_high_bit(self) -> bool {
+        // SAFETY: AVX-512BW is present (trait contract).
+        unsafe { _mm512_movepi8_mask(self.0) != 0 }
+    }
+    #[inline(always)]
+    unsafe fn any_nonzero(self) -> bool {
+        // SAFETY: AVX-512F is present (trait contract).
+        unsafe { _mm512_test_epi64_mask(self.0, self.0) != 0 }
+    }
+}
+
+/// True iff this CPU can run [`check`].
+pub(crate) fn available() -> bool {
+    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+}
+
+/// [`crate::simd::check`] with AVX-512F and AVX-512BW.
+///
+/// # Safety
+/// The CPU must support AVX-512F and AVX-512BW ([`available`]).
+#[target_feature(enable = "avx512f,avx512bw")]
+pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: this function is only called with AVX-512F/BW present, and is compiled
+    // with them, so the generic body is inlined here with them enabled.
+    unsafe { simd::check::<V64>(bytes) }
+}
