@@ -5,11 +5,11 @@
 #   validate  fuzz/fuzz_targets/validate.rs  one-shot Rust API, every back end this CPU
 #             supports, and the extern "C" functions (incl. the C-string forms) vs
 #             std::str::from_utf8 (validity, valid_up_to, error_len) and the kinds.
-#   chunked   fuzz/fuzz_targets/chunked.rs   validate_chunk / utf8_validate_chunk /
-#             each back end on split points taken from the input: the state after
-#             every piece vs the draft's table, the final verdict vs the one-shot one.
-#   stream    fuzz/fuzz_targets/stream.rs    Stream / utf8_stream_* on split points: feed,
-#             position, and finish after every piece vs std on the prefix so far.
+#   chunked   fuzz/fuzz_targets/chunked.rs   data in pieces cut at points taken from the
+#             input: validate_chunk / utf8_validate_chunk / each back end (the state
+#             after every piece vs the draft's table, the final verdict vs the one-shot
+#             one) and Stream / utf8_stream_* (feed, position, and finish after every
+#             piece vs std on the prefix so far).
 #   render    fuzz/fuzz_targets/render.rs    escape_into / replace_into / utf8_escape /
 #             utf8_replace vs String::from_utf8_lossy and <[u8]>::utf8_chunks, with a
 #             full and a too-small buffer (truncation between units, no write past it).
@@ -48,7 +48,7 @@ start=$SECONDS
 
 seconds=${FUZZ_SECONDS:-45}
 jobs=${FUZZ_JOBS:-2}
-all_targets=(validate chunked stream render c_api)
+all_targets=(validate chunked render c_api)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 # A stable toolchain accepts -Z flags with this; harmless on nightly.
 export RUSTC_BOOTSTRAP=1
@@ -186,7 +186,7 @@ libfuzzer_opts=(-max_total_time="$seconds" -max_len=4096 -dict="$root/fuzz/utf8.
   -print_final_stats=1)
 run_one() {
   local t=$1 seedset=bytes
-  case $t in chunked | stream) seedset=chunked ;; esac
+  [ "$t" = chunked ] && seedset=chunked
   mkdir -p "fuzz/corpus/$t"
   if [ "$t" = c_api ]; then
     "$target_dir/c_api/fuzz_c_api" "fuzz/corpus/$t" "$seeds/$seedset" \

@@ -1,12 +1,16 @@
-//! Chunked validation on split points taken from the input (see
-//! `utf8validate_fuzz::split_input`): after every piece, the state must be the one
-//! the draft's table gives for the prefix read so far, and the final verdict must
-//! be the one-shot one. Through the Rust API, the C ABI and each back end.
+//! Data in pieces, on split points taken from the input (see
+//! `utf8validate_fuzz::split_input`):
+//! - `validate_chunk`, through the Rust API, the C ABI and each back end: after every
+//!   piece, the state must be the one the draft's table gives for the prefix read so
+//!   far, and the final verdict must be the one-shot one;
+//! - `Stream` and the C `utf8_stream`: after every piece, the return of `feed`, the
+//!   position, and `finish`, which must equal std's one-shot answer (offset,
+//!   maximal-subpart length, kind) for the prefix read so far.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use utf8validate::{ffi, State};
-use utf8validate_fuzz::{check_chunked, split_input};
+use utf8validate_fuzz::{check_chunked, check_stream, split_input};
 
 fuzz_target!(|input: &[u8]| {
     let (cuts, data) = split_input(input);
@@ -26,6 +30,7 @@ fuzz_target!(|input: &[u8]| {
             backend.validate_chunk(state, piece)
         });
     }
+    check_stream(data, &cuts);
     // A state out of range for C is ERROR, and ERROR is absorbing.
     assert_eq!(
         utf8validate::validate_chunk(State::Error, data),
