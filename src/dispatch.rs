@@ -5,8 +5,9 @@
 //! else `Some(g)` with `bytes[..g]` known to be a well-formed prefix. Around it,
 //! written once for every back end:
 //!
-//! - inputs shorter than one SIMD block ([`SHORT`]) go straight to the scalar
-//!   machine, with no indirect call;
+//! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
+//!   inline, with no indirect call; other short inputs go to the back end, which
+//!   checks them in one zero-padded masked load (AVX-512) or with the scalar machine;
 //! - [`first_error`] resolves `g` to the exact offset by running the scalar machine
 //!   from the last character boundary at or before `g`, so on valid input it costs
 //!   exactly what [`validate`] costs;
@@ -37,7 +38,7 @@ use crate::state_machine::State;
 /// Calling one is `unsafe`: the CPU must support the back end's instruction set.
 type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
 
-/// Inputs shorter than this never reach a back end: one SIMD block.
+/// Inputs up to this long are first tried as all-ASCII, inline: one SIMD block.
 const SHORT: usize = simd::BLOCK;
 
 /// One back end: its name for tests and reports, whether this CPU can run it, and
@@ -153,8 +154,8 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 /// `check` must return a check that this CPU supports.
 #[inline(always)]
 unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
-    if bytes.len() < SHORT {
-        return scalar::validate(bytes);
+    if bytes.len() <= SHORT && bytes.is_ascii() {
+        return true;
     }
     // SAFETY: the caller guarantees the check runs on this CPU.
     unsafe { check()(bytes) }.is_none()
@@ -166,8 +167,8 @@ unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
 /// `check` must return a check that this CPU supports.
 #[inline(always)]
 unsafe fn first_error_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> Option<usize> {
-    if bytes.len() < SHORT {
-        return scalar::first_error(bytes);
+    if bytes.len() <= SHORT && bytes.is_ascii() {
+        return None;
     }
     // SAFETY: the caller guarantees the check runs on this CPU.
     let passed = unsafe { check()(bytes) }?;

@@ -186,11 +186,6 @@ pub(crate) fn error_offset(bytes: &[u8], stop: Stop) -> usize {
     }
 }
 
-/// True iff `bytes` is well-formed UTF-8. See [`crate::validate`].
-pub fn validate(bytes: &[u8]) -> bool {
-    matches!(scan(State::Start, bytes), Ok(State::Start))
-}
-
 /// The machine's state after `bytes`, starting from `state`. See
 /// [`crate::validate_chunk`].
 pub fn validate_chunk(state: State, bytes: &[u8]) -> State {

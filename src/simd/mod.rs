@@ -62,6 +62,17 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// `ptr..ptr + BYTES` must be readable; the CPU feature must be present.
     unsafe fn load(ptr: *const u8) -> Self;
+    /// `bytes` (shorter than `BYTES`) in the low lanes and zeros above, or `None`
+    /// when the instruction set cannot load it without touching memory past its
+    /// end (then the caller uses the scalar machine).
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    #[inline(always)]
+    unsafe fn load_prefix(bytes: &[u8]) -> Option<Self> {
+        let _ = bytes;
+        None
+    }
     /// Every lane set to `byte`.
     ///
     /// # Safety
@@ -357,6 +368,35 @@ unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3
     }
 }
 
+/// [`check`] for an input shorter than one vector, loaded zero-padded in `this`:
+/// the zeros after it are ASCII, so a sequence cut short by the end is caught like
+/// one cut short by ASCII.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        let k = Constants::<V>::new();
+        let zero = V::splat(0);
+        if this.any_high_bit()
+            && errors(
+                &k,
+                this,
+                this.prev1(zero),
+                this.prev2(zero),
+                this.prev3(zero),
+            )
+            .any_nonzero()
+        {
+            Some(0)
+        } else {
+            None
+        }
+    }
+}
+
 /// True iff the `blocks` blocks at `p` are all ASCII.
 ///
 /// # Safety
@@ -393,7 +433,13 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     if len < BLOCK {
-        return crate::scalar::first_error(bytes);
+        // SAFETY: the caller guarantees the CPU feature; `load_prefix` reads only
+        // `bytes`.
+        return match unsafe { V::load_prefix(bytes) } {
+            // SAFETY: as above.
+            Some(this) => unsafe { check_short(this) },
+            None => crate::scalar::first_error(bytes),
+        };
     }
     let lanes = BLOCK / V::BYTES;
     let start = bytes.as_ptr();
@@ -407,20 +453,23 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
         // ASCII (the start of the input is a character boundary).
         let mut error = V::splat(0);
         let mut prev = V::splat(0);
-        for i in 0..lanes {
-            // In bounds: i * BYTES + BYTES <= BLOCK <= len.
-            let this = V::load(start.add(i * V::BYTES));
-            error = error.or(errors(
-                &k,
-                this,
-                this.prev1(prev),
-                this.prev2(prev),
-                this.prev3(prev),
-            ));
-            prev = this;
-        }
-        if error.any_nonzero() {
-            return Some(0);
+        // In bounds: BLOCK <= len.
+        if !is_ascii::<V>(start, 1) {
+            for i in 0..lanes {
+                // In bounds: i * BYTES + BYTES <= BLOCK <= len.
+                let this = V::load(start.add(i * V::BYTES));
+                error = error.or(errors(
+                    &k,
+                    this,
+                    this.prev1(prev),
+                    this.prev2(prev),
+                    this.prev3(prev),
+                ));
+                prev = this;
+            }
+            if error.any_nonzero() {
+                return Some(0);
+            }
         }
         let mut pending = prev.saturating_sub(k.incomplete);
 

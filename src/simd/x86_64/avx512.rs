@@ -21,6 +21,19 @@ impl Vector for V64 {
         V64(unsafe { _mm512_loadu_si512(ptr.cast()) })
     }
     #[inline(always)]
+    unsafe fn load_prefix(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() >= Self::BYTES {
+            return None;
+        }
+        let mask: __mmask64 = (1u64 << bytes.len()) - 1;
+        // SAFETY: AVX-512BW is present (trait contract). The masked load reads only
+        // the lanes whose mask bit is set, `bytes[..len]`; masked-off lanes are not
+        // accessed (no fault even on an unmapped page) and come back zero.
+        Some(V64(unsafe {
+            _mm512_maskz_loadu_epi8(mask, bytes.as_ptr().cast())
+        }))
+    }
+    #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {
         // SAFETY: AVX-512F is present (trait contract).
         V64(unsafe { _mm512_set1_epi8(byte as i8) })
