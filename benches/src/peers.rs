@@ -1,0 +1,178 @@
+//! utf8validate against its peers, side by side in one process and one run:
+//! `utf8_validate` and `utf8_first_error` (called through the C ABI functions),
+//! `core::str::from_utf8`, `simdutf8::basic`, `simdutf8::compat`,
+//! `simdutf::validate_utf8`, and `memchr` looking for a byte that is not there (it
+//! reads every byte: the ceiling for any validator).
+//!
+//! Inputs: every file of the corpus (`../shared/corpus/` next to the repository, or
+//! `$UTF8VALIDATE_CORPUS`) and of its `wikipedia_mars/` (each skipped with a message
+//! when absent); generated 1 MiB ASCII and mixed text; 1 MiB with one error near the
+//! end; 64 MiB of mixed text; 16, 64, 256 and 1024-byte ASCII and mixed inputs.
+//!
+//! Run: `cargo bench -p utf8validate-bench`, then
+//! `python3 benches/summarize.py` for GB/s, ns/call and the ratios to each peer.
+
+use std::ffi::c_char;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use criterion::measurement::WallTime;
+
+/// The corpus folder: `$UTF8VALIDATE_CORPUS`, else `../shared/corpus` beside the
+/// repository.
+fn corpus_dir() -> PathBuf {
+    match std::env::var_os("UTF8VALIDATE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    }
+}
+
+/// The `*.txt` files of `dir`, sorted, with a short name for each.
+fn text_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        println!("skipping {}: folder not found", dir.display());
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            let name = name.trim_end_matches(".txt").trim_end_matches(".utf8").to_string();
+            let bytes = std::fs::read(&p).expect("corpus file is readable");
+            assert!(std::str::from_utf8(&bytes).is_ok(), "{} is not valid UTF-8", p.display());
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// A small deterministic generator (xorshift64), so runs see the same inputs.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// `len` bytes of printable ASCII words.
+fn ascii_text(len: usize) -> Vec<u8> {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    (0..len)
+        .map(|_| match rng.next() % 7 {
+            0 => b' ',
+            n => b'a' + ((rng.next() % 26) as u8).wrapping_add(n as u8) % 26,
+        })
+        .collect()
+}
+
+/// `len` bytes of valid text mixing 1-, 2-, 3- and 4-byte characters (about half the
+/// characters ASCII), ending on a character boundary (padded with ASCII).
+fn mixed_text(len: usize) -> Vec<u8> {
+    const CHARS: &[&str] = &["a", "e", " ", "t", "é", "ж", "ع", "€", "中", "한", "क", "😀"];
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut text = Vec::with_capacity(len + 4);
+    loop {
+        let c = CHARS[(rng.next() % CHARS.len() as u64) as usize].as_bytes();
+        if text.len() + c.len() > len {
+            break;
+        }
+        text.extend_from_slice(c);
+    }
+    text.resize(len, b'.');
+    text
+}
+
+fn utf8validate_validate(b: &[u8]) -> bool {
+    // SAFETY: `b` is a live slice: `len` readable bytes at its pointer.
+    unsafe { utf8validate::ffi::utf8_validate(b.as_ptr().cast::<c_char>(), b.len()) }
+}
+
+fn utf8validate_first_error(b: &[u8]) -> usize {
+    // SAFETY: as above.
+    unsafe { utf8validate::ffi::utf8_first_error(b.as_ptr().cast::<c_char>(), b.len()) }
+}
+
+/// Every contender on `input`, in one group named `name`.
+fn contenders(group: &mut BenchmarkGroup<'_, WallTime>, input: &[u8]) {
+    group.throughput(Throughput::Bytes(input.len() as u64));
+    group.bench_function("utf8validate_validate", |b| {
+        b.iter(|| utf8validate_validate(black_box(input)))
+    });
+    group.bench_function("utf8validate_first_error", |b| {
+        b.iter(|| utf8validate_first_error(black_box(input)))
+    });
+    group.bench_function("std", |b| b.iter(|| core::str::from_utf8(black_box(input)).is_ok()));
+    group.bench_function("simdutf8_basic", |b| {
+        b.iter(|| simdutf8::basic::from_utf8(black_box(input)).is_ok())
+    });
+    group.bench_function("simdutf8_compat", |b| {
+        b.iter(|| simdutf8::compat::from_utf8(black_box(input)).map_err(|e| e.valid_up_to()))
+    });
+    group.bench_function("simdutf", |b| b.iter(|| simdutf::validate_utf8(black_box(input))));
+    // 0xFF never occurs in UTF-8, so memchr reads every byte of the valid inputs.
+    group.bench_function("memchr_ceiling", |b| b.iter(|| memchr::memchr(0xFF, black_box(input))));
+}
+
+/// Checks that every contender agrees about `input` before timing it.
+fn agree(name: &str, input: &[u8]) {
+    let want = core::str::from_utf8(input).map_err(|e| e.valid_up_to());
+    assert_eq!(utf8validate_validate(input), want.is_ok(), "{name}");
+    assert_eq!(utf8validate_first_error(input), want.err().unwrap_or(input.len()), "{name}");
+    assert_eq!(simdutf8::basic::from_utf8(input).is_ok(), want.is_ok(), "{name}");
+    assert_eq!(simdutf::validate_utf8(input), want.is_ok(), "{name}");
+}
+
+fn bench_input(c: &mut Criterion, name: &str, input: &[u8], time: Duration) {
+    agree(name, input);
+    let mut group = c.benchmark_group(name);
+    group.measurement_time(time).warm_up_time(Duration::from_millis(300)).sample_size(20);
+    contenders(&mut group, input);
+    group.finish();
+}
+
+fn peers(c: &mut Criterion) {
+    println!(
+        "utf8validate back end on this CPU: {}",
+        utf8validate::backends::selected()
+    );
+    let corpus = corpus_dir();
+    let quick = Duration::from_millis(1000);
+    for (name, bytes) in text_files(&corpus) {
+        bench_input(c, &format!("corpus-{name}"), &bytes, quick);
+    }
+    for (name, bytes) in text_files(&corpus.join("wikipedia_mars")) {
+        bench_input(c, &format!("wiki-{name}"), &bytes, quick);
+    }
+
+    const MIB: usize = 1 << 20;
+    bench_input(c, "gen-ascii-1MiB", &ascii_text(MIB), quick);
+    let mixed = mixed_text(MIB);
+    bench_input(c, "gen-mixed-1MiB", &mixed, quick);
+    let mut broken = mixed.clone();
+    // A stray continuation byte 1000 bytes before the end, on a character boundary.
+    let mut at = MIB - 1000;
+    while (broken[at] as i8) < -0x40 {
+        at -= 1;
+    }
+    broken[at] = 0x80;
+    bench_input(c, "gen-error-near-end-1MiB", &broken, quick);
+    bench_input(c, "gen-mixed-64MiB", &mixed_text(64 * MIB), Duration::from_secs(3));
+
+    for len in [16, 64, 256, 1024] {
+        bench_input(c, &format!("short-ascii-{len}"), &ascii_text(len), quick);
+        bench_input(c, &format!("short-mixed-{len}"), &mixed_text(len), quick);
+    }
+}
+
+criterion_group!(benches, peers);
+criterion_main!(benches);

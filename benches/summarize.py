@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Turns criterion's results for `cargo bench -p utf8validate-bench` into tables.
+
+Usage: python3 benches/summarize.py [CRITERION_DIR]
+(default: $CARGO_TARGET_DIR/criterion, else target/criterion).
+
+For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's median
+time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
+Short inputs are shown in ns per call. Then the checks of the issue's targets.
+"""
+
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+OURS = "utf8validate_validate"
+OURS_FE = "utf8validate_first_error"
+PEERS = ["std", "simdutf8_basic", "simdutf8_compat", "simdutf", "memchr_ceiling"]
+COLUMNS = [OURS, OURS_FE] + PEERS
+SHORT = {
+    OURS: "validate",
+    OURS_FE: "first_error",
+    "std": "std",
+    "simdutf8_basic": "s8 basic",
+    "simdutf8_compat": "s8 compat",
+    "simdutf": "simdutf",
+    "memchr_ceiling": "memchr",
+}
+
+
+def load(root):
+    """{group: {function: (median ns, bytes)}}"""
+    results = {}
+    for est in sorted(root.glob("*/*/new/estimates.json")):
+        fn_dir = est.parent.parent
+        bench = json.loads((est.parent / "benchmark.json").read_text())
+        group = bench["group_id"]
+        function = bench["function_id"]
+        median = json.loads(est.read_text())["median"]["point_estimate"]
+        size = (bench.get("throughput") or {}).get("Bytes", 0)
+        results.setdefault(group, {})[function] = (median, size)
+    return results
+
+
+def gbps(ns, size):
+    return size / ns  # bytes per ns == GB/s
+
+
+def order(group):
+    kinds = ["corpus-", "wiki-", "gen-", "short-"]
+    for i, k in enumerate(kinds):
+        if group.startswith(k):
+            if k == "short-":
+                kind, n = group[len(k):].rsplit("-", 1)
+                return (i, kind, int(n))
+            return (i, group, 0)
+    return (len(kinds), group, 0)
+
+
+def main():
+    if len(sys.argv) > 1:
+        root = Path(sys.argv[1])
+    else:
+        target = os.environ.get("CARGO_TARGET_DIR", "target")
+        root = Path(target) / "criterion"
+    results = load(root)
+    if not results:
+        sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")
+
+    groups = sorted(results, key=order)
+    header = "| input | " + " | ".join(SHORT[c] for c in COLUMNS) + " | " + " | ".join(
+        f"ours/{SHORT[p]}" for p in PEERS) + " | fe/val |"
+    print("GB/s (short inputs: ns per call); ratios are utf8_validate over the peer's "
+          "speed (>1: ours faster); fe/val is utf8_first_error over utf8_validate.\n")
+    print(header)
+    print("|" + "---|" * (1 + len(COLUMNS) + len(PEERS) + 1))
+    for g in groups:
+        r = results[g]
+        if OURS not in r:
+            continue
+        ours_ns, size = r[OURS]
+        short = g.startswith("short-")
+        cells = []
+        for c in COLUMNS:
+            if c not in r:
+                cells.append("-")
+            elif short:
+                cells.append(f"{r[c][0]:.1f} ns")
+            else:
+                cells.append(f"{gbps(*r[c]):.2f}")
+        ratios = [f"{r[p][0] / ours_ns:.2f}x" if p in r else "-" for p in PEERS]
+        fe = f"{ours_ns / r[OURS_FE][0]:.2f}x" if OURS_FE in r else "-"
+        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {fe} |")
+
+    # The issue's targets.
+    def ratio(g, peer, ours=OURS):
+        return results[g][peer][0] / results[g][ours][0]
+
+    print("\nTargets:")
+    lipsum = [g for g in groups if g.startswith("corpus-") and "Latin" not in g]
+    if lipsum:
+        rs = [ratio(g, "simdutf8_basic") for g in lipsum]
+        geo = math.exp(sum(map(math.log, rs)) / len(rs))
+        print(f"- non-ASCII lipsum vs simdutf8::basic: geomean {geo:.2f}x (target >= 1.2), "
+              f"min {min(rs):.2f}x (target >= 1.0)")
+    nonascii_wiki = [g for g in groups if g.startswith("wiki-")]
+    if nonascii_wiki:
+        rs = [ratio(g, "simdutf8_basic") for g in nonascii_wiki]
+        print(f"- wikipedia_mars vs simdutf8::basic: min {min(rs):.2f}x, "
+              f"geomean {math.exp(sum(map(math.log, rs)) / len(rs)):.2f}x")
+    for g in [g for g in groups if "Latin" in g or g == "gen-ascii-1MiB"]:
+        print(f"- ASCII {g}: {ratio(g, 'simdutf8_basic'):.2f}x simdutf8::basic (target >= 1.0), "
+              f"{ratio(g, 'memchr_ceiling'):.2f}x memchr ceiling (target >= 0.8)")
+    valid = [g for g in groups if not g.startswith("short-") and "error" not in g]
+    fe_val = [results[g][OURS][0] / results[g][OURS_FE][0] for g in valid]
+    fe_compat = [ratio(g, "simdutf8_compat", OURS_FE) for g in valid]
+    if valid:
+        print(f"- first_error / validate on valid inputs: min {min(fe_val):.2f}x "
+              f"(target >= 0.95); first_error / simdutf8::compat: min {min(fe_compat):.2f}x, "
+              f"geomean {math.exp(sum(map(math.log, fe_compat)) / len(fe_compat)):.2f}x "
+              "(target >= 1.2)")
+    for g in [g for g in groups if g.startswith("short-") and order(g)[2] in (16, 64)]:
+        r = results[g]
+        worst = min(r[p][0] for p in PEERS if p != "memchr_ceiling" and p in r)
+        print(f"- {g}: ours {r[OURS][0]:.1f} ns, first_error {r[OURS_FE][0]:.1f} ns, "
+              f"fastest peer {worst:.1f} ns ({'met' if r[OURS][0] < worst else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
