@@ -61,35 +61,31 @@ fn main() {
 /// The soname and symbol versions of the shared library on Linux (ELF); `cmake/` installs
 /// the file under the same names, and `.ci/packaging-tests.sh` checks both with `readelf`.
 ///
-/// - Soname: `libutf8validate.so.<major>`, where, as in Cargo's semver and cargo-c, the
-///   "major" of a 0.x release is `0.<minor>` (0.x minor releases may break the ABI) and
-///   that of a 0.0.x release is `0.0.<patch>`.
+/// - Soname: `libutf8validate.so.<major>`, also while the major version is 0 (0.1.x and
+///   0.2.x are both `libutf8validate.so.0`). The C ABI only grows within a major
+///   version: functions and enum values are only ever appended, and the structs are
+///   allocated by the caller and never change layout (`utf8_stream` keeps reserved
+///   space for later fields), so a 0.2 library can replace 0.1 under programs linked
+///   against 0.1. A change that breaks the ABI bumps the major version and with it the
+///   soname's number. (This is stricter than Cargo's semver, and than cargo-c's soname
+///   `.so.0.<minor>`, which let 0.x minor releases break compatibility.)
 /// - Symbol versions: every exported symbol is versioned with the soname
-///   (`utf8_validate@@libutf8validate.so.0.1`), so that two of our libraries with
-///   different sonames loaded into one process (each needed by some other library) each
-///   keep their own functions instead of one interposing the other's. rustc already hides
-///   every symbol but the `#[no_mangle] extern "C"` ones with an anonymous version script,
-///   which GNU ld refuses to combine with a named version node and rust-lld lets win over
-///   one; `--default-symver` adds the version without a second script, and only GNU ld
-///   (bfd) has it, hence `-fuse-ld=bfd` (any gcc or clang driver accepts it).
+///   (`utf8_validate@@libutf8validate.so.0`), so that two of our libraries with
+///   different sonames (majors) loaded into one process (each needed by some other
+///   library) each keep their own functions instead of one interposing the other's.
+///   rustc already hides every symbol but the `#[no_mangle] extern "C"` ones with an
+///   anonymous version script, which GNU ld refuses to combine with a named version node
+///   and rust-lld lets win over one; `--default-symver` adds the version without a
+///   second script, and only GNU ld (bfd) has it, hence `-fuse-ld=bfd` (any gcc or clang
+///   driver accepts it).
 fn shared_library_identity() {
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     if os != "linux" {
         return;
     }
-    let part = |name: &str| env::var(name).expect("cargo sets CARGO_PKG_VERSION_*");
-    let (major, minor, patch) = (
-        part("CARGO_PKG_VERSION_MAJOR"),
-        part("CARGO_PKG_VERSION_MINOR"),
-        part("CARGO_PKG_VERSION_PATCH"),
-    );
-    let soversion = match (major.as_str(), minor.as_str()) {
-        ("0", "0") => format!("0.0.{patch}"),
-        ("0", _) => format!("0.{minor}"),
-        _ => major,
-    };
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libutf8validate.so.{soversion}");
+    let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets CARGO_PKG_VERSION_MAJOR");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libutf8validate.so.{major}");
     if target_env == "gnu" {
         println!("cargo:rustc-cdylib-link-arg=-fuse-ld=bfd");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--default-symver");

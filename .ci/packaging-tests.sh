@@ -15,7 +15,12 @@
 #      to another Rust staticlib, with and without LTO, in both orders; as controls,
 #      cargo's own staticlib (internals not hidden) failing to link next to an LTO'd one,
 #      and (PACKAGING_LTO_CONTROL=1) an LTO'd build of ours failing next to a plain one;
-#   5. two releases of the .so in one process, each reached by its own dependent library.
+#   5. later releases, built and installed from copies of the tree with the version
+#      changed: the next minor release (same major, same soname) and the next major
+#      (another soname). find_package's version rule (same major) against each; the next
+#      minor release replacing the library under programs linked against this one; two
+#      majors of the .so in one process, each reached by its own dependent library (and,
+#      as a control, the clash without symbol versions).
 #
 # Usage: bash .ci/packaging-tests.sh   (KEEP=1 keeps the temporary directory;
 #        PACKAGING_WORKDIR=dir works in dir and keeps it, for quick reruns)
@@ -39,7 +44,7 @@ done
 if [ -n "${PACKAGING_WORKDIR:-}" ]; then
   # Reuse (and keep) a work directory: the builds in it are then incremental.
   work=$PACKAGING_WORKDIR
-  rm -rf "$work/prefix" "$work/stage" "$work/tv" "$work/v2-src"
+  rm -rf "$work/prefix" "$work/stage" "$work/tv" "$work/later-src" "$work"/prefix-*
   mkdir -p "$work"
 else
   work=$(mktemp -d "${TMPDIR:-/tmp}/utf8validate-packaging.XXXXXX")
@@ -58,9 +63,9 @@ fail() { echo "packaging-tests: FAIL: $*" >&2; exit 1; }
 # The library's version, read here independently of the CMake project.
 version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' "$repo/Cargo.toml")
 IFS=. read -r major minor patch <<<"$version"
-if [ "$major" = 0 ]; then soversion="0.$minor"; else soversion=$major; fi
-[ "$major.$minor" = 0.0 ] && soversion="0.0.$patch"
-soname="libutf8validate.so.$soversion"
+# The soname carries the major version only, also for 0.x: the C ABI only grows within
+# a major version (see build.rs).
+soname="libutf8validate.so.$major"
 echo "utf8validate $version, expected soname $soname"
 
 # The inputs every consumer is fed and what it must answer. The expected offset is
@@ -182,16 +187,30 @@ cmake -S "$repo/c-tests/consumers/static-cxx" -B "$work/static-cxx" \
 expect_static static-cxx "$work/static-cxx/consumer"
 run_consumer "C++17, find_package, static" "$work/static-cxx/consumer"
 
-step "consumer: find_package version rules (0.1 accepted, 0.2 and 1.0 refused)"
-for request in "0.1 accepted" "$major.$minor.$patch accepted" "0.2 refused" "1.0 refused"; do
-  set -- $request
-  mkdir -p "$work/version-$1"
+# find_package_rule PREFIX REQUEST WANT: find_package(utf8validate REQUEST) against the
+# package installed in PREFIX must be WANT (accepted or refused).
+find_package_rule() {
+  local dir=$work/version-$(basename "$1")-$2 got
+  mkdir -p "$dir"
   printf 'cmake_minimum_required(VERSION 3.16)\nproject(v NONE)\nfind_package(utf8validate %s CONFIG REQUIRED)\n' \
-    "$1" >"$work/version-$1/CMakeLists.txt"
-  if cmake -S "$work/version-$1" -B "$work/version-$1/build" -DCMAKE_PREFIX_PATH="$prefix" \
-    >/dev/null 2>&1; then got=accepted; else got=refused; fi
-  [ "$got" = "$2" ] || fail "find_package(utf8validate $1) was $got, want $2"
-  echo "ok: find_package(utf8validate $1) $got"
+    "$2" >"$dir/CMakeLists.txt"
+  if cmake -S "$dir" -B "$dir/build" -DCMAKE_PREFIX_PATH="$1" >"$dir.log" 2>&1; then
+    got=accepted
+  else
+    got=refused
+  fi
+  [ "$got" = "$3" ] || { cat "$dir.log" >&2; fail "find_package(utf8validate $2) against $1: $got, want $3"; }
+  echo "ok: find_package(utf8validate $2) $got by $(basename "$1")"
+}
+# Releases the version rules talk about: the next minor and the next major.
+later_minor=$major.$((minor + 1)).0
+next_major=$((major + 1)).0.0
+
+step "consumer: find_package version rules against $version (same major, not older)"
+for rule in "$major.$minor accepted" "$version accepted" "$major accepted" \
+  "$major.$((minor + 1)) refused" "$((major + 1)).0 refused"; do
+  # shellcheck disable=SC2086  # "request want"
+  find_package_rule "$prefix" $rule
 done
 
 step "consumer: C, cc \$(pkg-config --cflags --libs utf8validate), shared"
@@ -322,37 +341,112 @@ else
   echo "(PACKAGING_LTO_CONTROL=1 also shows that our staticlib with LTO clashes)"
 fi
 
-step "two releases of the .so in one process"
-tv=$repo/c-tests/consumers/two-versions
-v2=$work/v2-src
-mkdir -p "$v2"
+step "later releases: $later_minor and $next_major, built and installed from a copy of the tree"
+later=$work/later-src
+mkdir -p "$later"
 tar -C "$repo" --exclude=./.git --exclude=./target --exclude=./fuzz/target \
   --exclude=./fuzz/corpus --exclude=./fuzz/artifacts -cf - . |
-  tar -C "$v2" -xf -
-# The same library as release $major.$((minor + 1)).0: another soname, same symbols.
-v2_version=$major.$((minor + 1)).0
-sed -i "/^\[package\]/,/^\[/s/^version *= *\"$version\"/version = \"$v2_version\"/" "$v2/Cargo.toml"
+  tar -C "$later" -xf -
 # In a copy of the install build's target directory, where only the crate itself needs
-# compiling; not in that directory itself: cargo would later find release 0.1 fresh and
-# leave the other release's files in target/release, where the CMake build takes them.
-rm -rf "$work/v2-target"
-cp -a "$cargo_target" "$work/v2-target"
-(cd "$v2" && cargo build --release --lib --target-dir "$work/v2-target") \
-  >"$work/v2.log" 2>&1 || { cat "$work/v2.log" >&2; fail "the second release did not build"; }
-v2_so=$work/v2-target/release/libutf8validate.so
-v2_soname=$(readelf -d "$v2_so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-[ -n "$v2_soname" ] && [ "$v2_soname" != "$soname" ] || fail "second release's soname: '$v2_soname'"
-mkdir -p "$work/tv/v2"
-cp "$v2_so" "$work/tv/v2/$v2_soname"
-ln -s "$v2_soname" "$work/tv/v2/libutf8validate.so"
+# compiling; not in that directory itself: cargo would later find release $version
+# fresh and leave the other release's files in target/release, where the CMake build
+# takes them. The two releases are built one after the other in the same copy (each
+# CMake build runs cargo just before it takes the files).
+rm -rf "$work/later-target"
+cp -a "$cargo_target" "$work/later-target"
+current=$version
+for release in "$later_minor" "$next_major"; do
+  sed -i "/^\[package\]/,/^\[/s/^version *= *\"$current\"/version = \"$release\"/" "$later/Cargo.toml"
+  current=$release
+  (cd "$later" &&
+    cmake -S cmake -B "$work/build-$release" -DCMAKE_BUILD_TYPE=Release \
+      -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF \
+      -DUTF8VALIDATE_CARGO_TARGET_DIR="$work/later-target" &&
+    cmake --build "$work/build-$release" &&
+    cmake --install "$work/build-$release" --prefix "$work/prefix-$release") \
+    >"$work/later-$release.log" 2>&1 ||
+    { cat "$work/later-$release.log" >&2; fail "release $release did not build and install"; }
+  [ "$(PKG_CONFIG_PATH=$work/prefix-$release/lib/pkgconfig pkg-config --modversion utf8validate)" = "$release" ] ||
+    fail "the install of release $release does not say $release"
+  printf '%s: ' "$release"
+  readelf -d "$work/prefix-$release/lib/libutf8validate.so.$release" | grep SONAME
+done
+soname_of() { readelf -d "$1" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p'; }
+[ "$(soname_of "$work/prefix-$later_minor/lib/libutf8validate.so.$later_minor")" = "$soname" ] ||
+  fail "release $later_minor does not have the soname $soname"
+major_soname=libutf8validate.so.$((major + 1))
+[ "$(soname_of "$work/prefix-$next_major/lib/libutf8validate.so.$next_major")" = "$major_soname" ] ||
+  fail "release $next_major does not have the soname $major_soname"
+echo "ok: $later_minor keeps $soname, $next_major has $major_soname"
+
+step "find_package version rules against $later_minor and $next_major"
+# What a project written against this release asks for (find_package(utf8validate
+# $major.$minor)) must take a later minor release and must refuse the next major.
+for rule in "$major.$minor accepted" "$major.$((minor + 1)) accepted" "$major.$((minor + 2)) refused" \
+  "$((major + 1)).0 refused"; do
+  # shellcheck disable=SC2086
+  find_package_rule "$work/prefix-$later_minor" $rule
+done
+for rule in "$major.$minor refused" "$major refused" "$((major + 1)).0 accepted"; do
+  # shellcheck disable=SC2086
+  find_package_rule "$work/prefix-$next_major" $rule
+done
+
+step "release $later_minor replaces $version under a program linked against $version"
+# The pkg-config consumer was linked against this install (and has no RPATH): every
+# symbol it binds (utf8_*@$soname) must be in the later release with the same version,
+# and with that release's lib directory in LD_LIBRARY_PATH the program must run with it
+# (CONSUMER_EXPECT_LIBRARY: it checks that the library says $later_minor).
+bound=$(nm -D --undefined-only "$work/pc-shared" | awk '{print $2}' | grep "@$esc_soname\$" || true)
+[ -n "$bound" ] || fail "the pkg-config consumer binds no symbol @$soname"
+for sym in $bound; do
+  nm -D --defined-only "$work/prefix-$later_minor/lib/libutf8validate.so.$later_minor" |
+    grep -q " T ${sym/@/@@}\$" || fail "release $later_minor lacks $sym"
+  echo "ok: $later_minor defines $sym"
+done
+run_consumer "C linked against $version, run with $later_minor" "$work/pc-shared" \
+  LD_LIBRARY_PATH="$work/prefix-$later_minor/lib" CONSUMER_EXPECT_LIBRARY="$later_minor"
+
+step "two major releases of the .so in one process ($version and $next_major)"
+tv=$repo/c-tests/consumers/two-versions
+mkdir -p "$work/tv"
 cc -shared -fPIC -I"$prefix/include" -o "$work/tv/libfirst.so" "$tv/first.c" \
   -L"$prefix/lib" -lutf8validate
-cc -shared -fPIC -I"$v2/include" -o "$work/tv/libsecond.so" "$tv/second.c" \
-  -L"$work/tv/v2" -lutf8validate
+cc -shared -fPIC -I"$work/prefix-$next_major/include" -o "$work/tv/libsecond.so" "$tv/second.c" \
+  -L"$work/prefix-$next_major/lib" -lutf8validate
+needed "$work/tv/libfirst.so" | grep -qx "$soname" || fail "libfirst.so does not need $soname"
+needed "$work/tv/libsecond.so" | grep -qx "$major_soname" || fail "libsecond.so does not need $major_soname"
 cc -o "$work/tv/main" "$tv/main.c" -L"$work/tv" -lfirst -lsecond \
-  -Wl,-rpath-link,"$prefix/lib:$work/tv/v2"
-out=$(LD_LIBRARY_PATH="$work/tv:$prefix/lib:$work/tv/v2" "$work/tv/main" "$version" "$v2_version") ||
-  fail "two releases in one process: $out"
+  -Wl,-rpath-link,"$prefix/lib:$work/prefix-$next_major/lib"
+# libfirst's library comes first in the loader's search order: without symbol versions
+# libsecond's call would bind to it.
+out=$(LD_LIBRARY_PATH="$work/tv:$prefix/lib:$work/prefix-$next_major/lib" \
+  "$work/tv/main" "$version" "$next_major") || fail "two releases in one process: $out"
 echo "ok: $out"
+# And with the later minor release in place of this one (libfirst, linked against
+# $version, gets $later_minor; libsecond still gets $next_major).
+out=$(LD_LIBRARY_PATH="$work/tv:$work/prefix-$later_minor/lib:$work/prefix-$next_major/lib" \
+  "$work/tv/main" "$later_minor" "$next_major") || fail "two releases in one process: $out"
+echo "ok: with $later_minor installed: $out"
+# Control: the next major built without symbol versions (build.rs's --default-symver
+# line removed, in the copy of the tree); libsecond's unversioned reference then binds
+# to libfirst's library, which the loader searches first.
+sed -i '/--default-symver/d' "$later/build.rs"
+(cd "$later" && cargo build --release --lib --target-dir "$work/later-target") \
+  >"$work/unversioned.log" 2>&1 || { cat "$work/unversioned.log" >&2; fail "the control build failed"; }
+mkdir -p "$work/tv/unversioned"
+cp "$work/later-target/release/libutf8validate.so" "$work/tv/unversioned/$major_soname"
+ln -sf "$major_soname" "$work/tv/unversioned/libutf8validate.so"
+nm -D --defined-only "$work/tv/unversioned/$major_soname" | grep -q '@' &&
+  fail "the control library still has symbol versions"
+cc -shared -fPIC -I"$later/include" -o "$work/tv/unversioned/libsecond.so" "$tv/second.c" \
+  -L"$work/tv/unversioned" -lutf8validate
+out=$(LD_LIBRARY_PATH="$work/tv/unversioned:$work/tv:$prefix/lib" \
+  "$work/tv/main" "$version" "$next_major") || true
+if [ "$out" = "libfirst sees $version, libsecond sees $version" ]; then
+  echo "ok: control: without symbol versions: $out"
+else
+  echo "NOTE: control without symbol versions gave '$out': this loader does not show the clash"
+fi
 
 step "all packaging tests passed in $((SECONDS - start))s"

@@ -102,7 +102,7 @@ def _library_candidates():
         for _ in range(3):
             prefix = os.path.dirname(prefix)
             for libdir in libdirs:
-                # The soname (libutf8validate.so.0.1 for 0.1.x) or the real file
+                # The soname (libutf8validate.so.0 for 0.x) or the real file
                 # name, then the development link libutf8validate.so.
                 pattern = os.path.join(prefix, libdir, "libutf8validate.so.*")
                 found.extend(sorted(glob.glob(pattern), key=len))

@@ -210,7 +210,7 @@ fn runtime_dir(exe: &Path) -> PathBuf {
 }
 
 /// The name the dynamic loader looks for: the library's ELF soname (e.g.
-/// `libutf8validate.so.0.1`), recorded as DT_NEEDED by the linker, or, without one,
+/// `libutf8validate.so.0`), recorded as DT_NEEDED by the linker, or, without one,
 /// the file name.
 fn loaded_name(lib: &Library) -> String {
     let file_name = || {

@@ -1,4 +1,4 @@
-/* A library built against utf8validate 0.1 (linked with its libutf8validate.so). */
+/* A library built against this release of utf8validate (soname libutf8validate.so.<major>). */
 #include <utf8validate.h>
 
 const char *first_utf8validate_version(void) { return utf8validate_version(); }

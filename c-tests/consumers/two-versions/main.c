@@ -1,5 +1,6 @@
 /*
- * One process, two releases of libutf8validate, each needed by a different library
+ * One process, two major releases of libutf8validate (two sonames, e.g.
+ * libutf8validate.so.0 and libutf8validate.so.1), each needed by a different library
  * (libfirst.so and libsecond.so, as happens when two dependencies were built at
  * different times). Each library must reach its own release's functions: the exported
  * symbols are versioned with the soname, so the dynamic linker cannot bind libsecond's

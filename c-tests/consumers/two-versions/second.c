@@ -1,4 +1,4 @@
-/* A library built against another utf8validate release, with another soname. */
+/* A library built against the next major release of utf8validate (another soname). */
 #include <utf8validate.h>
 
 const char *second_utf8validate_version(void) { return utf8validate_version(); }
