@@ -28,6 +28,8 @@
 #                     or directly, with every libFuzzer option:
 #                       RUSTC_BOOTSTRAP=1 cargo fuzz run chunked -- -max_len=65536 -jobs=2
 #   FUZZ_JOBS=2       targets fuzzed at the same time (default 2, one per core here).
+#   FUZZ_ARGS="..."   more libFuzzer options, e.g. FUZZ_ARGS="-max_len=65536" (the
+#                     default -max_len is 4096: 64 AVX-512 blocks, fast executions).
 # Corpus: fuzz/corpus/<target>/ keeps what each run found (git-ignored); every run
 # also starts from seeds generated into a temporary directory from test vectors,
 # ../shared/testdata/UTF-8-test.txt (line by line) and slices of ../shared/corpus/.
@@ -182,8 +184,10 @@ fi
 # --- run -------------------------------------------------------------------------
 logs=$target_dir/logs
 mkdir -p "$logs"
-libfuzzer_opts=(-max_total_time="$seconds" -max_len=4096 -dict="$root/fuzz/utf8.dict"
-  -print_final_stats=1)
+# -timeout: an input that takes over 10 s is a hang, reported like a crash.
+# shellcheck disable=SC2206 # FUZZ_ARGS is split into words on purpose
+libfuzzer_opts=(-max_total_time="$seconds" -max_len=4096 -timeout=10
+  -dict="$root/fuzz/utf8.dict" -print_final_stats=1 ${FUZZ_ARGS:-})
 run_one() {
   local t=$1 seedset=bytes
   [ "$t" = chunked ] && seedset=chunked
