@@ -24,7 +24,7 @@
 //! and store the same pointer, so there is nothing to synchronise: any value a
 //! thread loads is a valid function for this CPU.
 //!
-//! Back ends, best first: AVX-512 (F+BW), AVX2, SSSE3 (x86-64), NEON (aarch64), the
+//! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64), NEON (aarch64), the
 //! scalar machine.
 
 use core::sync::atomic::{AtomicPtr, Ordering};

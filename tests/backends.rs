@@ -158,7 +158,10 @@ fn the_machine_has_its_simd_back_ends() {
     assert_eq!(names.last().copied(), Some("scalar"));
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+        if std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vbmi")
+        {
             assert!(names.contains(&"avx512"));
         }
         if std::is_x86_feature_detected!("avx2") {

@@ -111,6 +111,15 @@ fn contenders(group: &mut BenchmarkGroup<'_, WallTime>, input: &[u8]) {
     group.bench_function("utf8validate_first_error", |b| {
         b.iter(|| utf8validate_first_error(black_box(input)))
     });
+    // The AVX2 back end forced, when the CPU also has a better one: the
+    // like-for-like comparison with simdutf8 (AVX2) and with CPUs without AVX-512.
+    if utf8validate::backends::selected() != "avx2" {
+        if let Some(avx2) = utf8validate::backends::available().find(|b| b.name() == "avx2") {
+            group.bench_function("utf8validate_avx2_validate", |b| {
+                b.iter(|| avx2.validate(black_box(input)))
+            });
+        }
+    }
     group.bench_function("std", |b| b.iter(|| core::str::from_utf8(black_box(input)).is_ok()));
     group.bench_function("simdutf8_basic", |b| {
         b.iter(|| simdutf8::basic::from_utf8(black_box(input)).is_ok())

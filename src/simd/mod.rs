@@ -88,6 +88,24 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// The CPU feature must be present.
     unsafe fn lookup(self, table: Self) -> Self;
+    /// Lane `i` is `table[self[i] >> 4]`: a lookup by high nibble.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    #[inline(always)]
+    unsafe fn lookup_high(self, table: Self) -> Self {
+        // SAFETY: the caller guarantees the CPU feature.
+        unsafe { self.high_nibbles().lookup(table) }
+    }
+    /// Lane `i` is `table[self[i] & 0x0F]`: a lookup by low nibble.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    #[inline(always)]
+    unsafe fn lookup_low(self, table: Self) -> Self {
+        // SAFETY: the caller guarantees the CPU feature.
+        unsafe { self.low_nibbles().lookup(table) }
+    }
     /// Every lane shifted right by 4 bits (its high nibble, 0-15).
     ///
     /// # Safety
@@ -356,10 +374,9 @@ unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         let flags = prev1
-            .high_nibbles()
-            .lookup(k.prev_high)
-            .and(prev1.low_nibbles().lookup(k.prev_low))
-            .and(this.high_nibbles().lookup(k.this_high));
+            .lookup_high(k.prev_high)
+            .and(prev1.lookup_low(k.prev_low))
+            .and(this.lookup_high(k.this_high));
         let needs_continuation = prev2
             .saturating_sub(k.third_bias)
             .or(prev3.saturating_sub(k.fourth_bias))

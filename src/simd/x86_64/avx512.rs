@@ -1,7 +1,10 @@
 //! The AVX-512 back end: [`crate::simd::check`] on 64-byte vectors, one per block.
-//! Needs AVX-512F and AVX-512BW (byte shuffles, byte saturating subtraction and
-//! byte masks); with it the compiler also merges the algorithm's chains of AND, OR
-//! and XOR into single three-input `vpternlog` instructions.
+//! Needs AVX-512F, AVX-512BW (byte saturating subtraction, byte masks, masked byte
+//! loads) and AVX-512VBMI: its `vpermb` looks bytes up in a 64-entry table using
+//! only the low 6 bits of each index, so with the 16-entry table repeated four
+//! times, a byte or the byte shifted right by 4 indexes it directly, without
+//! masking off the other nibble first. The compiler also merges the algorithm's
+//! chains of AND, OR and XOR into three-input `vpternlog` instructions.
 
 use core::arch::x86_64::*;
 
@@ -47,6 +50,20 @@ impl Vector for V64 {
     unsafe fn lookup(self, table: Self) -> Self {
         // SAFETY: AVX-512BW is present (trait contract).
         V64(unsafe { _mm512_shuffle_epi8(table.0, self.0) })
+    }
+    #[inline(always)]
+    unsafe fn lookup_high(self, table: Self) -> Self {
+        // SAFETY: AVX-512BW/VBMI are present (trait contract). `table` holds the
+        // 16-entry table in each 16-byte lane, so entry `i` is `t[i & 15]`, and
+        // `vpermb` reads index bits 0-5 only: bits 0-3 of the shifted byte are the
+        // high nibble, bits 4-5 (from the neighbouring byte) pick among copies.
+        V64(unsafe { _mm512_permutexvar_epi8(_mm512_srli_epi16::<4>(self.0), table.0) })
+    }
+    #[inline(always)]
+    unsafe fn lookup_low(self, table: Self) -> Self {
+        // SAFETY: as in `lookup_high`: bits 0-3 are the low nibble, bits 4-5 pick
+        // among identical copies of the table.
+        V64(unsafe { _mm512_permutexvar_epi8(self.0, table.0) })
     }
     #[inline(always)]
     unsafe fn high_nibbles(self) -> Self {
@@ -109,16 +126,18 @@ impl Vector for V64 {
 
 /// True iff this CPU can run [`check`].
 pub(crate) fn available() -> bool {
-    std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw")
+    std::is_x86_feature_detected!("avx512f")
+        && std::is_x86_feature_detected!("avx512bw")
+        && std::is_x86_feature_detected!("avx512vbmi")
 }
 
-/// [`crate::simd::check`] with AVX-512F and AVX-512BW.
+/// [`crate::simd::check`] with AVX-512F, AVX-512BW and AVX-512VBMI.
 ///
 /// # Safety
-/// The CPU must support AVX-512F and AVX-512BW ([`available`]).
-#[target_feature(enable = "avx512f,avx512bw")]
+/// The CPU must support AVX-512F, AVX-512BW and AVX-512VBMI ([`available`]).
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
-    // SAFETY: this function is only called with AVX-512F/BW present, and is compiled
-    // with them, so the generic body is inlined here with them enabled.
+    // SAFETY: this function is only called with AVX-512F/BW/VBMI present, and is
+    // compiled with them, so the generic body is inlined here with them enabled.
     unsafe { simd::check::<V64>(bytes) }
 }
