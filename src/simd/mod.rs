@@ -46,6 +46,10 @@ pub(crate) mod x86_64;
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
 
+/// Blocks per step inside a run of ASCII (one OR-reduction and one branch per
+/// 256 bytes).
+const ASCII_RUN: usize = 4;
+
 /// One SIMD register of bytes, with the handful of operations the algorithm needs.
 ///
 /// # Safety
@@ -62,7 +66,7 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// `ptr..ptr + BYTES` must be readable; the CPU feature must be present.
     unsafe fn load(ptr: *const u8) -> Self;
-    /// `bytes` (shorter than `BYTES`) in the low lanes and zeros above, or `None`
+    /// `bytes` (at most `BYTES` long) in the low lanes and zeros above, or `None`
     /// when the instruction set cannot load it without touching memory past its
     /// end (then the caller uses the scalar machine).
     ///
@@ -385,9 +389,9 @@ unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3
     }
 }
 
-/// [`check`] for an input shorter than one vector, loaded zero-padded in `this`:
-/// the zeros after it are ASCII, so a sequence cut short by the end is caught like
-/// one cut short by ASCII.
+/// [`check`] for an input of at most one vector, loaded zero-padded in `this`:
+/// the zeros after a shorter input are ASCII, so a sequence cut short by its end is
+/// caught like one cut short by ASCII (a full vector's end is the caller's to check).
 ///
 /// # Safety
 /// The CPU feature of `V` must be present.
@@ -449,14 +453,21 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
-    if len < BLOCK {
+    if len <= BLOCK {
         // SAFETY: the caller guarantees the CPU feature; `load_prefix` reads only
         // `bytes`.
-        return match unsafe { V::load_prefix(bytes) } {
+        match unsafe { V::load_prefix(bytes) } {
             // SAFETY: as above.
-            Some(this) => unsafe { check_short(this) },
-            None => crate::scalar::first_error(bytes),
-        };
+            Some(this) => {
+                return match unsafe { check_short(this) } {
+                    // A whole vector has no zero after it: check its end here.
+                    None if ends_inside_sequence(bytes) => Some(len),
+                    result => result,
+                };
+            }
+            None if len < BLOCK => return crate::scalar::first_error(bytes),
+            None => {}
+        }
     }
     let lanes = BLOCK / V::BYTES;
     let start = bytes.as_ptr();
@@ -522,10 +533,10 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
             }
             pending = V::splat(0);
             at += BLOCK;
-            // Skip the ASCII blocks that follow, two at a time.
-            // In bounds: at + 2 * BLOCK <= len.
-            while at + 2 * BLOCK <= len && is_ascii::<V>(start.add(at), 2) {
-                at += 2 * BLOCK;
+            // Skip the ASCII blocks that follow, four at a time.
+            // In bounds: at + ASCII_RUN * BLOCK <= len.
+            while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
+                at += ASCII_RUN * BLOCK;
             }
         }
 

@@ -25,10 +25,11 @@ impl Vector for V64 {
     }
     #[inline(always)]
     unsafe fn load_prefix(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() >= Self::BYTES {
-            return None;
-        }
-        let mask: __mmask64 = (1u64 << bytes.len()) - 1;
+        let mask: __mmask64 = match bytes.len() {
+            64 => u64::MAX,
+            len @ 0..64 => (1u64 << len) - 1,
+            _ => return None,
+        };
         // SAFETY: AVX-512BW is present (trait contract). The masked load reads only
         // the lanes whose mask bit is set, `bytes[..len]`; masked-off lanes are not
         // accessed (no fault even on an unmapped page) and come back zero.
