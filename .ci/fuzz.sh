@@ -79,15 +79,16 @@ if $want_c; then
   probe=$(mktemp -d)
   printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' \
     >"$probe/p.c"
+  why=
   if ! command -v clang >/dev/null; then
-    missing "clang not found (apt-get install clang libclang-rt-14-dev)"
-    want_c=false
+    why="clang not found (apt-get install clang libclang-rt-14-dev)"
   elif ! clang -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" 2>/dev/null; then
-    missing "clang cannot link -fsanitize=fuzzer,address,undefined (apt-get install libclang-rt-14-dev)"
-    want_c=false
+    why="clang cannot link -fsanitize=fuzzer,address,undefined (apt-get install libclang-rt-14-dev)"
   fi
   rm -rf "$probe"
-  if ! $want_c; then
+  if [ -n "$why" ]; then
+    missing "$why"
+    want_c=false
     mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vx c_api || true)
   fi
 fi
