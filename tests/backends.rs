@@ -511,3 +511,41 @@ fn long_inputs_with_one_error() {
         }
     }
 }
+
+/// The blocks after the first are moved onto 64-byte aligned addresses, so the
+/// second block overlaps the first by `start % 64` bytes: inputs at every start
+/// alignment, with an error at every position around the first blocks.
+#[test]
+fn every_start_alignment() {
+    let backends = all();
+    let text = multibyte_text(400);
+    let mut text = text[..400].to_vec();
+    while std::str::from_utf8(&text).is_err() {
+        text.pop();
+    }
+    let ascii: Vec<u8> = (0..400u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut store = vec![0u8; 512];
+    for host in [&text, &ascii] {
+        for shift in 0..64 {
+            for len in [64, 65, 66, 67, 127, 128, 129, 191, 200, 300] {
+                let len = len.min(host.len());
+                store[shift..shift + len].copy_from_slice(&host[..len]);
+                let bytes = &mut store[shift..shift + len];
+                for backend in &backends {
+                    assert_backend(backend, bytes);
+                }
+                for seq in [&b"\x80"[..], b"\xE2\x82", b"\xED\xA0\x80", b"\xF0\x9F\x98"] {
+                    for at in 56..len.min(140) {
+                        let saved = bytes.to_vec();
+                        let n = seq.len().min(len - at);
+                        bytes[at..at + n].copy_from_slice(&seq[..n]);
+                        for backend in &backends {
+                            assert_backend(backend, bytes);
+                        }
+                        bytes.copy_from_slice(&saved);
+                    }
+                }
+            }
+        }
+    }
+}

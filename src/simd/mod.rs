@@ -418,6 +418,15 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
     }
 }
 
+/// The offset of the block after the one at `at`: the last 64-byte aligned
+/// address in `at + 1..=at + BLOCK` (relative to `start`), so it overlaps the block
+/// at `at` by `(start + at) % BLOCK` bytes and leaves no gap.
+#[inline(always)]
+fn next_block(start: *const u8, at: usize) -> usize {
+    let end = (start as usize).wrapping_add(at + BLOCK);
+    at + BLOCK - end % BLOCK
+}
+
 /// True iff the `blocks` blocks at `p` are all ASCII.
 ///
 /// # Safety
@@ -502,6 +511,10 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
         let mut pending = prev.saturating_sub(k.incomplete);
 
         // Whole blocks, reading the three bytes before each vector from memory.
+        // After the first of them, blocks start at 64-byte aligned addresses (a
+        // 64-byte load that straddles two cache lines costs twice as much): the
+        // second block may overlap the first by up to 63 bytes, which are checked
+        // twice; no byte is skipped.
         let mut at = BLOCK;
         while at + BLOCK <= len {
             let p = start.add(at);
@@ -524,7 +537,7 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
                     return Some(at);
                 }
                 pending = V::load(p.add(BLOCK - V::BYTES)).saturating_sub(k.incomplete);
-                at += BLOCK;
+                at = next_block(start, at);
                 continue;
             }
             // All ASCII: an error only if the previous block ended inside a sequence.
@@ -532,7 +545,7 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
                 return Some(at);
             }
             pending = V::splat(0);
-            at += BLOCK;
+            at = next_block(start, at);
             // Skip the ASCII blocks that follow, four at a time.
             // In bounds: at + ASCII_RUN * BLOCK <= len.
             while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
