@@ -1,15 +1,46 @@
 #!/usr/bin/env bash
-# Every test of the project: the README's test command.
-set -euo pipefail
+# Every test of the project: the README's test command. Each step runs even when an
+# earlier one failed, so one run shows every failure; the last line counts the steps
+# and the exit status is non-zero if any failed.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 start=$SECONDS
+passed=0
+failed=0
+failures=()
 
-step() { printf '\n=== %s (%ds)\n' "$*" $((SECONDS - start)); }
+step() {
+  local name=$1
+  shift
+  printf '\n=== %s (at %ds)\n' "$name" $((SECONDS - start))
+  if "$@"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    failures+=("$name")
+    printf '=== FAILED: %s\n' "$name"
+  fi
+}
 
-step "cargo test (Rust tests, C suite against the .a and the .so)"
-cargo test --all-targets 2>&1
+# The library's lints (panicking constructs are denied outside tests).
+step "clippy (library)" cargo clippy --lib --no-default-features
+# Rust tests, the C suite against the .a and the .so (plain, ASan/UBSan, valgrind,
+# guard pages), the CLI against isutf8, gdb, the assertion macros, the example.
+step "cargo test (debug)" cargo test --all-targets
+# The exhaustive and long differential tests, in release mode.
+step "exhaustive and long tests (release)" \
+  cargo test --release --test exhaustive --test stream --test backends -- --ignored
+# The C suite against the optimised library.
+step "C suite (release)" cargo test --release --test c_suite
+# Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
+# static and shared consumers, exported symbols, soname, two majors in one process.
+step "packaging and consumers" bash .ci/packaging-tests.sh
+# The NEON back end (and every suite) for aarch64 under qemu.
+step "aarch64 under qemu" bash .ci/aarch64-tests.sh
+# Bounded coverage-guided differential fuzzing (Rust API and C ABI).
+step "fuzzing" bash .ci/fuzz.sh
 
-step "exhaustive 4-byte test in release mode"
-cargo test --release --test exhaustive -- --ignored 2>&1
-
-step "done in $((SECONDS - start))s"
+printf '\n=== %d s in all\n' $((SECONDS - start))
+for f in "${failures[@]}"; do printf 'failed step: %s\n' "$f"; done
+echo "steps: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
