@@ -55,8 +55,9 @@ pub extern "C" fn utf8_next_state(state: StateArg, byte: u8) -> State {
 ///   bytes are needed); if the input ends there, it is truncated, hence invalid.
 /// - A `state` outside `UTF8_STATE_START..UTF8_STATE_ERROR` is treated as
 ///   `UTF8_STATE_ERROR`.
-/// - `len == 0` returns `state` unchanged (any `buf`, including NULL).
-///   `buf == NULL` with `len > 0` returns `UTF8_STATE_ERROR`; `buf` is not
+/// - `len == 0` returns `state` unchanged (any `buf`, including NULL), or
+///   `UTF8_STATE_ERROR` when `state` is out of range.
+/// - `buf == NULL` with `len > 0` returns `UTF8_STATE_ERROR`; `buf` is not
 ///   dereferenced.
 /// - Thread-safe (the state lives with the caller); allocates nothing; reads only
 ///   `buf[0..len)`.
