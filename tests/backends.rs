@@ -6,6 +6,9 @@
 //! the vector code rather than the short-input path. The heavier exhaustive runs are
 //! `#[ignore]`d: `cargo test --release --test backends -- --ignored`.
 
+mod oracle;
+
+use oracle::mutated_text;
 use proptest::prelude::*;
 use utf8validate::backends::{self, Backend};
 use utf8validate::State;
@@ -354,30 +357,6 @@ fn exhaustive_three_byte_strings_embedded() {
     }
 }
 
-/// Valid text of 0..4 KiB with a few random byte edits (replace, insert, delete).
-fn mutated_text() -> impl Strategy<Value = Vec<u8>> {
-    let text = prop::collection::vec(prop::sample::select(CHARS), 0..1400)
-        .prop_map(|parts| parts.concat().into_bytes());
-    let edits = prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..3);
-    (text, edits).prop_map(|(mut bytes, edits)| {
-        for (at, op, byte) in edits {
-            if bytes.is_empty() {
-                bytes.push(byte);
-                continue;
-            }
-            let i = at.index(bytes.len());
-            match op {
-                0 => bytes[i] = byte,
-                1 => bytes.insert(i, byte),
-                _ => {
-                    bytes.remove(i);
-                }
-            }
-        }
-        bytes
-    })
-}
-
 /// `bytes` fed to `backend` in pieces ending at `cuts` (sorted, any values) ends in
 /// the same state as one call over the whole, and as the independent model.
 fn assert_chunks(backend: &Backend, bytes: &[u8], cuts: &[prop::sample::Index]) {
@@ -418,13 +397,13 @@ proptest! {
     }
 
     #[test]
-    fn mutated_multilingual_text(bytes in mutated_text()) {
+    fn mutated_multilingual_text(bytes in mutated_text(CHARS, 0..1400, 3)) {
         assert_all(&bytes);
     }
 
     #[test]
     fn chunks_equal_one_shot(
-        bytes in mutated_text(),
+        bytes in mutated_text(CHARS, 0..1400, 3),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
     ) {
         for backend in all() {

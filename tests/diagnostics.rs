@@ -4,29 +4,9 @@
 
 mod oracle;
 
-use oracle::std_error;
+use oracle::{draft_kind, std_error};
 use proptest::prelude::*;
 use utf8validate::{check, ErrorKind, Utf8Error};
-
-/// The kind of the ill-formed sequence at `bytes[offset..]`, from the draft's two
-/// tables ("bytes never used", "two-byte pairs never used") and its considerations;
-/// `truncated` says whether std reported no `error_len` (the input ended).
-fn draft_kind(bytes: &[u8], offset: usize, truncated: bool) -> ErrorKind {
-    let lead = bytes[offset];
-    let second = bytes.get(offset + 1).copied();
-    match lead {
-        0x80..=0xBF => ErrorKind::UnexpectedContinuation,
-        0xC0..=0xC1 => ErrorKind::Overlong,
-        0xF5..=0xF7 => ErrorKind::TooLarge,
-        0xF8..=0xFF => ErrorKind::InvalidByte,
-        _ if truncated => ErrorKind::Truncated,
-        0xE0 if matches!(second, Some(0x80..=0x9F)) => ErrorKind::Overlong,
-        0xF0 if matches!(second, Some(0x80..=0x8F)) => ErrorKind::Overlong,
-        0xED if matches!(second, Some(0xA0..=0xBF)) => ErrorKind::Surrogate,
-        0xF4 if matches!(second, Some(0x90..=0xBF)) => ErrorKind::TooLarge,
-        _ => ErrorKind::MissingContinuation,
-    }
-}
 
 /// `check` agrees with std (offset, length) and with the draft's tables (kind).
 fn assert_detail(bytes: &[u8]) -> Option<Utf8Error> {

@@ -3,7 +3,7 @@
 
 mod oracle;
 
-use oracle::{rfc_first_error, std_error, SAMPLES};
+use oracle::{mutated_text, rfc_first_error, std_error, SAMPLES};
 use proptest::prelude::*;
 use utf8validate::{check, first_error, validate, validate_chunk, State};
 
@@ -42,30 +42,6 @@ fn assert_agrees(bytes: &[u8]) {
     );
 }
 
-/// Valid text with a few random byte edits (replace, insert, delete).
-fn mutated_text() -> impl Strategy<Value = Vec<u8>> {
-    let text = prop::collection::vec(prop::sample::select(SAMPLES), 1..40)
-        .prop_map(|parts| parts.concat().into_bytes());
-    let edits = prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, any::<u8>()), 0..4);
-    (text, edits).prop_map(|(mut bytes, edits)| {
-        for (at, op, byte) in edits {
-            if bytes.is_empty() {
-                bytes.push(byte);
-                continue;
-            }
-            let i = at.index(bytes.len());
-            match op {
-                0 => bytes[i] = byte,
-                1 => bytes.insert(i, byte),
-                _ => {
-                    bytes.remove(i);
-                }
-            }
-        }
-        bytes
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4000))]
 
@@ -85,14 +61,14 @@ proptest! {
     }
 
     #[test]
-    fn mutated_multilingual_text(bytes in mutated_text()) {
+    fn mutated_multilingual_text(bytes in mutated_text(SAMPLES, 1..40, 4)) {
         assert_agrees(&bytes);
     }
 
     /// Splitting the input anywhere and feeding the pieces to `validate_chunk`
     /// gives the one-shot verdict.
     #[test]
-    fn chunked_equals_one_shot(bytes in mutated_text(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6)) {
+    fn chunked_equals_one_shot(bytes in mutated_text(SAMPLES, 1..40, 4), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6)) {
         let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
         cuts.sort_unstable();
         let mut state = State::Start;

@@ -8,31 +8,10 @@ mod oracle;
 
 use std::ptr;
 
-use oracle::{std_error, SAMPLES};
+use oracle::{draft_kind, std_error, SAMPLES};
 use proptest::prelude::*;
 use utf8validate::ffi::{utf8_stream_feed, utf8_stream_finish, utf8_stream_init};
 use utf8validate::{check, ErrorKind, Stream, Utf8Error};
-
-/// The kind of the ill-formed sequence at `bytes[offset..]`, from the draft's two
-/// tables ("bytes never used", "two-byte pairs never used") and its considerations;
-/// `truncated` says whether std reported no `error_len` (the input ended). Written
-/// from the draft, as in tests/diagnostics.rs.
-fn draft_kind(bytes: &[u8], offset: usize, truncated: bool) -> ErrorKind {
-    let lead = bytes[offset];
-    let second = bytes.get(offset + 1).copied();
-    match lead {
-        0x80..=0xBF => ErrorKind::UnexpectedContinuation,
-        0xC0..=0xC1 => ErrorKind::Overlong,
-        0xF5..=0xF7 => ErrorKind::TooLarge,
-        0xF8..=0xFF => ErrorKind::InvalidByte,
-        _ if truncated => ErrorKind::Truncated,
-        0xE0 if matches!(second, Some(0x80..=0x9F)) => ErrorKind::Overlong,
-        0xF0 if matches!(second, Some(0x80..=0x8F)) => ErrorKind::Overlong,
-        0xED if matches!(second, Some(0xA0..=0xBF)) => ErrorKind::Surrogate,
-        0xF4 if matches!(second, Some(0x90..=0xBF)) => ErrorKind::TooLarge,
-        _ => ErrorKind::MissingContinuation,
-    }
-}
 
 /// What finishing a stream over `bytes` must give, from std and the draft.
 fn expected(bytes: &[u8]) -> Result<(), Utf8Error> {

@@ -52,6 +52,62 @@ pub fn rfc_first_error(bytes: &[u8]) -> Option<usize> {
     None
 }
 
+/// The kind of the ill-formed sequence at `bytes[offset..]`, from the two tables of
+/// Tang's draft ("bytes never used", "two-byte pairs never used") and its
+/// considerations; `truncated` says whether std reported no `error_len` (the input
+/// ended inside the sequence).
+pub fn draft_kind(bytes: &[u8], offset: usize, truncated: bool) -> utf8validate::ErrorKind {
+    use utf8validate::ErrorKind;
+    let lead = bytes[offset];
+    let second = bytes.get(offset + 1).copied();
+    match lead {
+        0x80..=0xBF => ErrorKind::UnexpectedContinuation,
+        0xC0..=0xC1 => ErrorKind::Overlong,
+        0xF5..=0xF7 => ErrorKind::TooLarge,
+        0xF8..=0xFF => ErrorKind::InvalidByte,
+        _ if truncated => ErrorKind::Truncated,
+        0xE0 if matches!(second, Some(0x80..=0x9F)) => ErrorKind::Overlong,
+        0xF0 if matches!(second, Some(0x80..=0x8F)) => ErrorKind::Overlong,
+        0xED if matches!(second, Some(0xA0..=0xBF)) => ErrorKind::Surrogate,
+        0xF4 if matches!(second, Some(0x90..=0xBF)) => ErrorKind::TooLarge,
+        _ => ErrorKind::MissingContinuation,
+    }
+}
+
+/// Valid text made of `parts.len()` pieces drawn from `pieces`, with up to
+/// `max_edits - 1` random byte edits (replace, insert, delete) that usually make it
+/// ill-formed.
+pub fn mutated_text(
+    pieces: &'static [&'static str],
+    parts: std::ops::Range<usize>,
+    max_edits: usize,
+) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let text = prop::collection::vec(prop::sample::select(pieces), parts)
+        .prop_map(|parts| parts.concat().into_bytes());
+    let edits = prop::collection::vec(
+        (any::<prop::sample::Index>(), 0u8..3, any::<u8>()),
+        0..max_edits,
+    );
+    (text, edits).prop_map(|(mut bytes, edits)| {
+        for (at, op, byte) in edits {
+            if bytes.is_empty() {
+                bytes.push(byte);
+                continue;
+            }
+            let i = at.index(bytes.len());
+            match op {
+                0 => bytes[i] = byte,
+                1 => bytes.insert(i, byte),
+                _ => {
+                    bytes.remove(i);
+                }
+            }
+        }
+        bytes
+    })
+}
+
 /// Multilingual sample text (valid UTF-8) for mutation and chunking tests.
 pub const SAMPLES: &[&str] = &[
     "Hello, world! plain ASCII text with digits 0123456789 and punctuation.",
