@@ -7,11 +7,18 @@
  * either edge raises SIGSEGV; the handler names the case and re-raises, so the process
  * dies by the signal and tests/c_suite.rs reports it. The readable bytes around the
  * input are filled with continuation bytes, so a read of them would also change the
- * answer of a truncated input and be caught as a wrong result.
+ * answer of a truncated input and be caught as a wrong result. The C-string functions
+ * get the same bytes with the NUL after them, so that the NUL is the byte next to the
+ * high guard page (or the string's first byte the one after the low guard page).
+ * utf8_escape and utf8_replace also write into an output buffer whose last byte is the
+ * last byte before a PROT_NONE page, with out_cap exactly the needed size + 1 and
+ * several sizes too small: a write past out_cap faults.
  *
  * Lengths 0..=512 and a few large ones; several contents; the expected results come
  * from reference() below, the RFC 3629 section 4 grammar written out naively, not
- * from the library. Prints "N passed, M failed" last; exits non-zero on failure.
+ * from the library: offsets, maximal-subpart lengths (Unicode 3.9), and the
+ * utf8_escape/utf8_replace output (render_reference()). The assertion functions
+ * (which abort or log on ill-formed input) are called on the valid inputs only. Prints "N passed, M failed" last; exits non-zero on failure.
  *
  * To cover a new public function, add one probe to API_PROBES (the only list of
  * functions in this file).
@@ -29,6 +36,8 @@
 #include "check.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+/* The longest input. */
+#define MAX_LEN (65536 + 17)
 
 /* ---------------------------------------------------------------------------------
  * The reference: RFC 3629 section 4, UTF8-char, one alternative per line.
@@ -53,45 +62,101 @@ static const struct {
 struct expected {
     bool valid;
     size_t first_error; /* the lead byte of the first ill-formed sequence, or len */
+    size_t error_length; /* its maximal subpart (Unicode 3.9), 0 when valid */
     bool truncated;     /* invalid only because the input ends inside a UTF8-char */
 };
 
+/* At s[0] (n >= 1 bytes left): how many bytes of one UTF8-char follow the grammar
+ * from s[0] (at most *need), with *need the length of the char the first octet
+ * starts, 0 when it starts none. matched == *need: a whole UTF8-char. */
+static size_t grammar_at(const unsigned char *s, size_t n, size_t *need)
+{
+    size_t f, matched;
+    *need = 0;
+    for (f = 0; f < COUNT(RFC3629_FORMS); f++) {
+        if (s[0] >= RFC3629_FORMS[f].lead_lo && s[0] <= RFC3629_FORMS[f].lead_hi) {
+            break;
+        }
+    }
+    if (f == COUNT(RFC3629_FORMS)) {
+        return 0;
+    }
+    *need = RFC3629_FORMS[f].len;
+    for (matched = 1; matched < *need && matched < n; matched++) {
+        unsigned char lo = matched == 1 ? RFC3629_FORMS[f].second_lo : 0x80;
+        unsigned char hi = matched == 1 ? RFC3629_FORMS[f].second_hi : 0xBF;
+        if (s[matched] < lo || s[matched] > hi) {
+            break;
+        }
+    }
+    return matched;
+}
+
 static struct expected reference(const unsigned char *s, size_t n)
 {
-    struct expected r = {true, 0, false};
+    struct expected r = {true, 0, 0, false};
     size_t i = 0;
     while (i < n) {
-        size_t f, j, len = 0;
-        for (f = 0; f < COUNT(RFC3629_FORMS); f++) {
-            if (s[i] >= RFC3629_FORMS[f].lead_lo && s[i] <= RFC3629_FORMS[f].lead_hi) {
-                break;
-            }
-        }
-        if (f < COUNT(RFC3629_FORMS)) {
-            len = RFC3629_FORMS[f].len;
-            for (j = 1; j < len; j++) {
-                unsigned char lo = j == 1 ? RFC3629_FORMS[f].second_lo : 0x80;
-                unsigned char hi = j == 1 ? RFC3629_FORMS[f].second_hi : 0xBF;
-                if (i + j >= n) {
-                    r.truncated = true;
-                    len = 0;
-                    break;
-                }
-                if (s[i + j] < lo || s[i + j] > hi) {
-                    len = 0;
-                    break;
-                }
-            }
-        }
-        if (len == 0) {
+        size_t need, matched = grammar_at(s + i, n - i, &need);
+        if (need == 0 || matched < need) {
             r.valid = false;
             r.first_error = i;
+            /* The maximal subpart: the matched bytes, or the one byte that starts
+             * nothing. */
+            r.error_length = need == 0 ? 1 : matched;
+            r.truncated = need != 0 && i + matched == n;
             return r;
         }
-        i += len;
+        i += need;
     }
     r.first_error = n;
     return r;
+}
+
+/* The oracle's rendering of s[0..n) for utf8_replace (one U+FFFD per maximal
+ * subpart) or utf8_escape (`\\`, `\x00`, `\xHH` for each byte of each maximal
+ * subpart). Writes it to out (room for 4n bytes) and the end of each unit (a
+ * whole character or one replacement/escape) to ends (room for n); returns the
+ * number of units. */
+static size_t render_reference(const unsigned char *s, size_t n, int escape, unsigned char *out,
+                               size_t *ends)
+{
+    static const char digits[] = "0123456789ABCDEF";
+    size_t i = 0, w = 0, units = 0, k;
+    while (i < n) {
+        size_t need, matched = grammar_at(s + i, n - i, &need);
+        size_t subpart = need == 0 ? 1 : matched;
+        if (need != 0 && matched == need) {
+            if (escape && s[i] == '\\') {
+                memcpy(out + w, "\\\\", 2);
+                w += 2;
+            } else if (escape && s[i] == 0) {
+                memcpy(out + w, "\\x00", 4);
+                w += 4;
+            } else {
+                memcpy(out + w, s + i, need);
+                w += need;
+            }
+            ends[units++] = w;
+            i += need;
+            continue;
+        }
+        if (escape) {
+            for (k = 0; k < subpart; k++) {
+                out[w++] = '\\';
+                out[w++] = 'x';
+                out[w++] = (unsigned char)digits[s[i + k] >> 4];
+                out[w++] = (unsigned char)digits[s[i + k] & 15];
+                ends[units++] = w;
+            }
+        } else {
+            memcpy(out + w, "\xEF\xBF\xBD", 3);
+            w += 3;
+            ends[units++] = w;
+        }
+        i += subpart;
+    }
+    return units;
 }
 
 /* ---------------------------------------------------------------------------------
@@ -168,14 +233,194 @@ static void probe_chunk_split(const char *buf, size_t len, const struct expected
     }
 }
 
+/* utf8_check with and without err: the offset and maximal-subpart length from the
+ * reference; the kind is TRUNCATED exactly when the input ends inside a UTF8-char. */
+static void probe_check(const char *buf, size_t len, const struct expected *want)
+{
+    utf8_error err;
+    bool got;
+    memset(&err, 0xA5, sizeof err);
+    got = utf8_check(buf, len, &err);
+    CHECK(got == want->valid, "%s: utf8_check = %d, reference %d", current_case, got,
+          want->valid);
+    CHECK(err.offset == want->first_error && err.length == want->error_length,
+          "%s: utf8_check error {offset %zu, length %zu}, reference {%zu, %zu}", current_case,
+          err.offset, err.length, want->first_error, want->error_length);
+    CHECK(want->valid ? err.kind == UTF8_ERROR_NONE
+                      : (err.kind == UTF8_ERROR_TRUNCATED) == want->truncated &&
+                            err.kind != UTF8_ERROR_NONE,
+          "%s: utf8_check kind %d (reference: valid %d, truncated %d)", current_case,
+          (int)err.kind, want->valid, want->truncated);
+    got = utf8_check(buf, len, NULL);
+    CHECK(got == want->valid, "%s: utf8_check(err NULL) = %d, reference %d", current_case, got,
+          want->valid);
+}
+
+/* C-string probes: buf[len] is the NUL, and it is the last byte before the high guard
+ * page (or buf[0] is the first byte after the low one); see run_case. */
+static void probe_validate_cstr(const char *buf, size_t len, const struct expected *want)
+{
+    bool got = utf8_validate_cstr(buf);
+    (void)len;
+    CHECK(got == want->valid, "%s: utf8_validate_cstr = %d, reference %d", current_case, got,
+          want->valid);
+}
+
+static void probe_first_error_cstr(const char *buf, size_t len, const struct expected *want)
+{
+    size_t got = utf8_first_error_cstr(buf);
+    (void)len;
+    CHECK(got == want->first_error, "%s: utf8_first_error_cstr = %zu, reference %zu",
+          current_case, got, want->first_error);
+}
+
+/* utf8_stream fed buf[0..cut) and buf[cut..len) (cut == len: the whole buffer in one
+ * piece), then finished: the same offset and maximal subpart as utf8_check. */
+static void stream_case(const char *buf, size_t len, size_t cut, const struct expected *want)
+{
+    utf8_stream s;
+    utf8_error err;
+    bool fed, got;
+    memset(&s, 0x5A, sizeof s);
+    utf8_stream_init(&s);
+    fed = utf8_stream_feed(&s, buf, cut);
+    fed = utf8_stream_feed(&s, buf + cut, len - cut) && fed;
+    CHECK(fed == (want->valid || want->truncated),
+          "%s: cut at %zu: utf8_stream_feed = %d (valid %d, truncated %d)", current_case, cut,
+          fed, want->valid, want->truncated);
+    memset(&err, 0xA5, sizeof err);
+    got = utf8_stream_finish(&s, &err);
+    CHECK(got == want->valid && err.offset == want->first_error &&
+              err.length == want->error_length,
+          "%s: cut at %zu: utf8_stream_finish = %d {offset %zu, length %zu}, reference %d "
+          "{%zu, %zu}",
+          current_case, cut, got, err.offset, err.length, want->valid, want->first_error,
+          want->error_length);
+}
+
+static void probe_stream_whole(const char *buf, size_t len, const struct expected *want)
+{
+    stream_case(buf, len, len, want);
+}
+
+static void probe_stream_split(const char *buf, size_t len, const struct expected *want)
+{
+    stream_case(buf, len, len / 2, want);
+    if (len > 0) {
+        stream_case(buf, len, 1, want);
+        stream_case(buf, len, len - 1, want);
+    }
+}
+
+/* The output side of utf8_escape / utf8_replace: out_cap bytes ending where the
+ * output area's PROT_NONE page begins (set up in main), so a write past out_cap
+ * faults. */
+static unsigned char *out_guard;
+/* The reference rendering and its unit ends (room for the largest input). */
+static unsigned char want_render[4 * MAX_LEN + 4];
+static size_t want_ends[MAX_LEN + 1];
+
+typedef size_t (*render_fn)(const char *, size_t, char *, size_t);
+
+static void render_case(const char *name, render_fn render, int escape, const char *buf,
+                        size_t len)
+{
+    size_t units = render_reference((const unsigned char *)buf, len, escape, want_render,
+                                     want_ends);
+    size_t total = units ? want_ends[units - 1] : 0;
+    size_t caps[4];
+    size_t got, k;
+    caps[0] = total + 1; /* exactly enough */
+    caps[1] = total / 2 + 1; /* too small: about half */
+    caps[2] = total;     /* too small by the NUL */
+    caps[3] = 1;         /* room for the NUL only */
+    got = render(buf, len, NULL, 0);
+    CHECK(got == total, "%s: %s size query = %zu, reference %zu", current_case, name, got, total);
+    for (k = 0; k < COUNT(caps); k++) {
+        size_t cap = caps[k], fit = 0, u;
+        char *out = (char *)out_guard - cap;
+        if (cap == 0) {
+            continue;
+        }
+        memset(out, 0xA5, cap);
+        got = render(buf, len, out, cap);
+        /* The longest run of whole units that fits in cap - 1 bytes. */
+        for (u = 0; u < units && want_ends[u] <= cap - 1; u++) {
+            fit = want_ends[u];
+        }
+        CHECK(got == total && memcmp(out, want_render, fit) == 0 && out[fit] == '\0',
+              "%s: %s into %zu bytes = %zu (reference %zu), output %s the reference's first "
+              "%zu bytes + NUL",
+              current_case, name, cap, got, total,
+              memcmp(out, want_render, fit) == 0 && out[fit] == '\0' ? "matches"
+                                                                     : "does not match",
+              fit);
+    }
+}
+
+static void probe_escape(const char *buf, size_t len, const struct expected *want)
+{
+    (void)want;
+    render_case("utf8_escape", utf8_escape, 1, buf, len);
+}
+
+static void probe_replace(const char *buf, size_t len, const struct expected *want)
+{
+    (void)want;
+    render_case("utf8_replace", utf8_replace, 0, buf, len);
+}
+
+/* The assertion functions abort (or log) on ill-formed input: called on valid input
+ * only. A read outside the buffer still faults; a wrong verdict aborts, which
+ * tests/c_suite.rs reports as death by SIGABRT. */
+static void probe_assert_valid(const char *buf, size_t len, const struct expected *want)
+{
+    if (want->valid) {
+        utf8_assert_valid(buf, len, "buf", __FILE__, __LINE__, __func__);
+        CHECK(1, "utf8_assert_valid returned");
+    }
+}
+
+static void probe_assert_valid_cstr(const char *buf, size_t len, const struct expected *want)
+{
+    (void)len;
+    if (want->valid) {
+        utf8_assert_valid_cstr(buf, "buf", __FILE__, __LINE__, __func__);
+        CHECK(1, "utf8_assert_valid_cstr returned");
+    }
+}
+
+static void probe_check_or_log(const char *buf, size_t len, const struct expected *want)
+{
+    if (want->valid) {
+        bool got = utf8_check_or_log(buf, len, "buf", __FILE__, __LINE__, __func__);
+        CHECK(got, "%s: utf8_check_or_log = false on valid input", current_case);
+    }
+}
+
+/* How a probe's input is laid out: BYTES is buf[0..len); CSTR adds the terminating
+ * NUL at buf[len], and the NUL is what touches the high guard page. */
+enum layout { BYTES, CSTR };
+
 static const struct {
     const char *name;
     probe_fn probe;
+    enum layout layout;
 } API_PROBES[] = {
-    {"utf8_validate", probe_validate},
-    {"utf8_first_error", probe_first_error},
-    {"utf8_validate_chunk", probe_chunk_whole},
-    {"utf8_validate_chunk (2 pieces)", probe_chunk_split},
+    {"utf8_validate", probe_validate, BYTES},
+    {"utf8_first_error", probe_first_error, BYTES},
+    {"utf8_validate_chunk", probe_chunk_whole, BYTES},
+    {"utf8_validate_chunk (2 pieces)", probe_chunk_split, BYTES},
+    {"utf8_check", probe_check, BYTES},
+    {"utf8_validate_cstr", probe_validate_cstr, CSTR},
+    {"utf8_first_error_cstr", probe_first_error_cstr, CSTR},
+    {"utf8_stream (1 piece)", probe_stream_whole, BYTES},
+    {"utf8_stream (2 pieces)", probe_stream_split, BYTES},
+    {"utf8_escape", probe_escape, BYTES},
+    {"utf8_replace", probe_replace, BYTES},
+    {"utf8_assert_valid (valid inputs)", probe_assert_valid, BYTES},
+    {"utf8_assert_valid_cstr (valid inputs)", probe_assert_valid_cstr, CSTR},
+    {"utf8_check_or_log (valid inputs)", probe_check_or_log, BYTES},
 };
 
 /* ---------------------------------------------------------------------------------
@@ -244,7 +489,7 @@ static void fill_mixed_random(unsigned char *dst, size_t len)
 {
     static const char *const fragments[] = {
         "ab", "\xC3\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\x80", "\xC3", "\xE0\x80",
-        "\xED\xA0", "\xF4\x90", "\xF8", "0123456789abcdef", "\xEF\xBB\xBF",
+        "\xED\xA0", "\xF4\x90", "\xF8", "0123456789abcdef", "\xEF\xBB\xBF", "\\",
     };
     unsigned long x = 2463534242UL + (unsigned long)len;
     size_t pos = 0;
@@ -308,11 +553,13 @@ static void map_guarded(size_t max_len)
 /* The guards must really fault, or the test could not fail: read each in a child. */
 static void check_guards_fault(void)
 {
-    const unsigned char *guards[2];
+    static const char *const names[] = {"low", "high", "output"};
+    const unsigned char *guards[3];
     int g;
     guards[0] = low_guard + page - 1;
     guards[1] = high_guard;
-    for (g = 0; g < 2; g++) {
+    guards[2] = out_guard;
+    for (g = 0; g < 3; g++) {
         int status = 0;
         pid_t pid;
         fflush(stdout);
@@ -334,40 +581,82 @@ static void check_guards_fault(void)
             exit(2);
         }
         CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0),
-              "reading the %s guard page did not fault", g == 0 ? "low" : "high");
+              "reading the %s guard page did not fault", names[g]);
     }
+}
+
+/* Fills the input at buf (and, for C strings, the NUL after it), with continuation
+ * bytes as poison around it within the readable pages; returns the reference. */
+static struct expected place(unsigned char *buf, size_t len, size_t content, int cstr)
+{
+    const size_t margin = 64;
+    size_t size = len + (cstr ? 1 : 0);
+    unsigned char *lo = buf > data + margin ? buf - margin : data;
+    unsigned char *hi = buf + size + margin < high_guard ? buf + size + margin : high_guard;
+    memset(lo, 0x80, (size_t)(hi - lo));
+    CONTENTS[content].fill(buf, len);
+    if (cstr) {
+        buf[len] = '\0';
+    }
+    return reference(buf, len);
 }
 
 static void run_case(size_t len, size_t content, int at_end)
 {
-    /* Poison: continuation bytes around the input, within the readable pages. */
-    const size_t margin = 64;
+    /* BYTES: the input's last byte is the last readable one, or its first byte the
+     * first. CSTR: the same for the string including its NUL. */
     unsigned char *buf = at_end ? high_guard - len : data;
-    unsigned char *lo = buf - (at_end && len + margin <= data_size ? margin : 0);
-    unsigned char *hi = buf + len + (!at_end && len + margin <= data_size ? margin : 0);
-    struct expected want;
+    unsigned char *cbuf = at_end ? high_guard - len - 1 : data;
+    struct expected want = place(buf, len, content, 0);
+    struct expected cwant;
     size_t p;
 
-    memset(lo, 0x80, (size_t)(hi - lo));
-    CONTENTS[content].fill(buf, len);
-    want = reference(buf, len);
     for (p = 0; p < COUNT(API_PROBES); p++) {
-        sprintf(current_case, "%s, %s, len %zu, input %s the page edge", API_PROBES[p].name,
-                CONTENTS[content].name, len, at_end ? "ending at" : "starting at");
-        API_PROBES[p].probe((const char *)buf, len, &want);
+        if (API_PROBES[p].layout == BYTES) {
+            sprintf(current_case, "%s, %s, len %zu, input %s the page edge", API_PROBES[p].name,
+                    CONTENTS[content].name, len, at_end ? "ending at" : "starting at");
+            API_PROBES[p].probe((const char *)buf, len, &want);
+        }
+    }
+    strcpy(current_case, "placing the C string (the test itself)");
+    cwant = place(cbuf, len, content, 1);
+    CHECK(memchr(cbuf, 0, len) == NULL, "%s, len %zu: a NUL inside the C string",
+          CONTENTS[content].name, len);
+    for (p = 0; p < COUNT(API_PROBES); p++) {
+        if (API_PROBES[p].layout == CSTR) {
+            sprintf(current_case, "%s, %s, strlen %zu, string %s the page edge",
+                    API_PROBES[p].name, CONTENTS[content].name, len,
+                    at_end ? "(with its NUL) ending at" : "starting at");
+            API_PROBES[p].probe((const char *)cbuf, len, &cwant);
+        }
     }
     strcpy(current_case, "between cases");
 }
 
+/* The output area of utf8_escape/utf8_replace: room for 4 * MAX_LEN + 1 bytes, then a
+ * PROT_NONE page; out_guard points at that page. */
+static void map_output(void)
+{
+    size_t size = (4 * MAX_LEN + 1 + page - 1) / page * page;
+    unsigned char *m = (unsigned char *)mmap(NULL, size + page, PROT_READ | PROT_WRITE,
+                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED || mprotect(m + size, page, PROT_NONE) != 0) {
+        perror("mmap/mprotect of the output area");
+        exit(2);
+    }
+    out_guard = m + size;
+}
+
 int main(void)
 {
-    static const size_t large[] = {1000, 4095, 4096, 4097, 65536 + 17};
+    static const size_t large[] = {1000, 4095, 4096, 4097, MAX_LEN};
     size_t len, c, i;
     struct sigaction sa;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
     page = (size_t)sysconf(_SC_PAGESIZE);
-    map_guarded(65536 + 17);
+    map_guarded(MAX_LEN + 1);
+    map_output();
     check_guards_fault();
 
     memset(&sa, 0, sizeof sa);
