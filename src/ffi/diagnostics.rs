@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::input;
+use super::{input, report};
 use crate::diagnostics::{ErrorKind, Utf8Error};
 
 /// A `utf8_error_kind` as C passes it: any 32-bit value, of which only 0-7 name a
@@ -34,34 +34,12 @@ pub struct ErrorKindArg(pub u32);
 /// it is NULL, `err` must point to a writable `utf8_error`.
 #[no_mangle]
 pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Utf8Error) -> bool {
-    // SAFETY: forwarded caller contract.
-    let (ok, detail) = match unsafe { input(buf, len) } {
-        Some(bytes) => match crate::check(bytes) {
-            Ok(()) => (
-                true,
-                Utf8Error {
-                    offset: len,
-                    length: 0,
-                    kind: ErrorKind::None,
-                },
-            ),
-            Err(e) => (false, e),
-        },
-        None => (
-            false,
-            Utf8Error {
-                offset: 0,
-                length: 0,
-                kind: ErrorKind::InvalidByte,
-            },
-        ),
-    };
-    if !err.is_null() {
-        // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable
-        // `utf8_error`; `write` does not read the (possibly uninitialised) old value.
-        unsafe { err.write(detail) };
+    // SAFETY: forwarded caller contract (`buf` readable for `len` bytes, `err`
+    // writable when non-NULL).
+    unsafe {
+        let outcome = input(buf, len).map(crate::check);
+        report(outcome, len, err)
     }
-    ok
 }
 
 /// The stable snake_case name of an error kind, e.g. `"surrogate"` for

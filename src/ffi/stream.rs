@@ -2,8 +2,8 @@
 
 use core::ffi::c_char;
 
-use super::input;
-use crate::diagnostics::{ErrorKind, Utf8Error};
+use super::{input, report};
+use crate::diagnostics::Utf8Error;
 use crate::stream::Stream;
 
 /// Prepares `*s` to check a new input that will arrive in pieces: the stream is at
@@ -97,32 +97,10 @@ pub unsafe extern "C" fn utf8_stream_feed(s: *mut Stream, buf: *const c_char, le
 #[no_mangle]
 pub unsafe extern "C" fn utf8_stream_finish(s: *const Stream, err: *mut Utf8Error) -> bool {
     // SAFETY: when non-NULL, the caller guarantees `s` points to an initialised
-    // `Stream` that no one writes during this call.
-    let (ok, detail) = match unsafe { s.as_ref() } {
-        Some(stream) => match stream.finish() {
-            Ok(()) => (
-                true,
-                Utf8Error {
-                    offset: stream.position(),
-                    length: 0,
-                    kind: ErrorKind::None,
-                },
-            ),
-            Err(e) => (false, e),
-        },
-        None => (
-            false,
-            Utf8Error {
-                offset: 0,
-                length: 0,
-                kind: ErrorKind::InvalidByte,
-            },
-        ),
-    };
-    if !err.is_null() {
-        // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable
-        // `utf8_error`; `write` does not read the old value.
-        unsafe { err.write(detail) };
+    // `Stream` that no one writes during this call, and `err` is writable.
+    unsafe {
+        let stream = s.as_ref();
+        let end = stream.map_or(0, Stream::position);
+        report(stream.map(Stream::finish), end, err)
     }
-    ok
 }
