@@ -29,7 +29,7 @@ step "clippy (library)" cargo clippy --lib --no-default-features
 step "cargo test (debug)" cargo test --all-targets
 # The exhaustive and long differential tests, in release mode.
 step "exhaustive and long tests (release)" \
-  cargo test --release --test exhaustive --test stream --test backends -- --ignored
+  cargo test --release --test exhaustive --test stream --test backends --test diagnostics -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --release --test c_suite
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,

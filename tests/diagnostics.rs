@@ -236,3 +236,56 @@ fn names_and_messages() {
         ]
     );
 }
+
+/// Python's decoder on every 3-byte string (16.7 million): `start` and `end` of the
+/// `UnicodeDecodeError` against `check`'s offset and offset + length. Python writes
+/// two bytes per input (255 255 when it decodes); run in release with `--ignored`.
+#[test]
+#[ignore = "about half a minute, mostly Python; CI runs it with --ignored"]
+fn python_on_every_three_byte_string() {
+    let script = r#"
+import sys
+out = bytearray()
+ok = b'\xff\xff'
+for a in range(256):
+    for b in range(256):
+        for c in range(256):
+            try:
+                bytes((a, b, c)).decode('utf-8')
+                out += ok
+            except UnicodeDecodeError as e:
+                out.append(e.start)
+                out.append(e.end)
+sys.stdout.buffer.write(out)
+"#;
+    let output = match std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .output()
+    {
+        Ok(o) if o.status.success() => o.stdout,
+        other => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "python3 is needed in CI: {other:?}"
+            );
+            eprintln!("skipping: python3 not available");
+            return;
+        }
+    };
+    assert_eq!(output.len(), 2 << 24);
+    let mut records = output.chunks_exact(2);
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                let input = [a, b, c];
+                let want = records.next().expect("one record per input");
+                let got = match check(&input) {
+                    Ok(()) => [0xFF, 0xFF],
+                    Err(e) => [e.offset as u8, (e.offset + e.length) as u8],
+                };
+                assert_eq!(got, want, "{input:02x?}");
+            }
+        }
+    }
+}
