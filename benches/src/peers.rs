@@ -17,8 +17,8 @@ use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 
 /// The corpus folder: `$UTF8VALIDATE_CORPUS`, else `../shared/corpus` beside the
 /// repository.
@@ -44,9 +44,16 @@ fn text_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .map(|p| {
             let name = p.file_name().unwrap().to_string_lossy();
-            let name = name.trim_end_matches(".txt").trim_end_matches(".utf8").to_string();
+            let name = name
+                .trim_end_matches(".txt")
+                .trim_end_matches(".utf8")
+                .to_string();
             let bytes = std::fs::read(&p).expect("corpus file is readable");
-            assert!(std::str::from_utf8(&bytes).is_ok(), "{} is not valid UTF-8", p.display());
+            assert!(
+                std::str::from_utf8(&bytes).is_ok(),
+                "{} is not valid UTF-8",
+                p.display()
+            );
             (name, bytes)
         })
         .collect()
@@ -78,7 +85,9 @@ fn ascii_text(len: usize) -> Vec<u8> {
 /// `len` bytes of valid text mixing 1-, 2-, 3- and 4-byte characters (about half the
 /// characters ASCII), ending on a character boundary (padded with ASCII).
 fn mixed_text(len: usize) -> Vec<u8> {
-    const CHARS: &[&str] = &["a", "e", " ", "t", "é", "ж", "ع", "€", "中", "한", "क", "😀"];
+    const CHARS: &[&str] = &[
+        "a", "e", " ", "t", "é", "ж", "ع", "€", "中", "한", "क", "😀",
+    ];
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut text = Vec::with_capacity(len + 4);
     loop {
@@ -120,31 +129,48 @@ fn contenders(group: &mut BenchmarkGroup<'_, WallTime>, input: &[u8]) {
             });
         }
     }
-    group.bench_function("std", |b| b.iter(|| core::str::from_utf8(black_box(input)).is_ok()));
+    group.bench_function("std", |b| {
+        b.iter(|| core::str::from_utf8(black_box(input)).is_ok())
+    });
     group.bench_function("simdutf8_basic", |b| {
         b.iter(|| simdutf8::basic::from_utf8(black_box(input)).is_ok())
     });
     group.bench_function("simdutf8_compat", |b| {
         b.iter(|| simdutf8::compat::from_utf8(black_box(input)).map_err(|e| e.valid_up_to()))
     });
-    group.bench_function("simdutf", |b| b.iter(|| simdutf::validate_utf8(black_box(input))));
+    group.bench_function("simdutf", |b| {
+        b.iter(|| simdutf::validate_utf8(black_box(input)))
+    });
     // 0xFF never occurs in UTF-8, so memchr reads every byte of the valid inputs.
-    group.bench_function("memchr_ceiling", |b| b.iter(|| memchr::memchr(0xFF, black_box(input))));
+    group.bench_function("memchr_ceiling", |b| {
+        b.iter(|| memchr::memchr(0xFF, black_box(input)))
+    });
 }
 
 /// Checks that every contender agrees about `input` before timing it.
 fn agree(name: &str, input: &[u8]) {
     let want = core::str::from_utf8(input).map_err(|e| e.valid_up_to());
     assert_eq!(utf8validate_validate(input), want.is_ok(), "{name}");
-    assert_eq!(utf8validate_first_error(input), want.err().unwrap_or(input.len()), "{name}");
-    assert_eq!(simdutf8::basic::from_utf8(input).is_ok(), want.is_ok(), "{name}");
+    assert_eq!(
+        utf8validate_first_error(input),
+        want.err().unwrap_or(input.len()),
+        "{name}"
+    );
+    assert_eq!(
+        simdutf8::basic::from_utf8(input).is_ok(),
+        want.is_ok(),
+        "{name}"
+    );
     assert_eq!(simdutf::validate_utf8(input), want.is_ok(), "{name}");
 }
 
 fn bench_input(c: &mut Criterion, name: &str, input: &[u8], time: Duration) {
     agree(name, input);
     let mut group = c.benchmark_group(name);
-    group.measurement_time(time).warm_up_time(Duration::from_millis(300)).sample_size(20);
+    group
+        .measurement_time(time)
+        .warm_up_time(Duration::from_millis(300))
+        .sample_size(20);
     contenders(&mut group, input);
     group.finish();
 }
@@ -175,7 +201,12 @@ fn peers(c: &mut Criterion) {
     }
     broken[at] = 0x80;
     bench_input(c, "gen-error-near-end-1MiB", &broken, quick);
-    bench_input(c, "gen-mixed-64MiB", &mixed_text(64 * MIB), Duration::from_secs(3));
+    bench_input(
+        c,
+        "gen-mixed-64MiB",
+        &mixed_text(64 * MIB),
+        Duration::from_secs(3),
+    );
 
     for len in [16, 64, 256, 1024] {
         bench_input(c, &format!("short-ascii-{len}"), &ascii_text(len), quick);
