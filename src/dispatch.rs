@@ -26,8 +26,22 @@
 //!
 //! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64), NEON (aarch64), the
 //! scalar machine.
+//!
+//! # Forcing a back end (a testing aid)
+//!
+//! So that the C suite and the guard-page program can run on every back end, the
+//! environment variable [`FORCE_VAR`] (`UTF8VALIDATE_BACKEND`) may name one: `scalar`,
+//! `ssse3`, `avx2`, `avx512` or `neon`, as simdutf's `SIMDUTF_FORCE_IMPLEMENTATION`
+//! does. When it names a back end this CPU supports, [`detect`] picks that one instead
+//! of the best; when it is unset, empty, unknown or names a back end this CPU cannot
+//! run, the choice is the usual one. It is read once, on the first call (the
+//! first call of a process, or each of the threads racing through it, which all read
+//! the same environment), never again: setting it later changes nothing. It is not
+//! meant for production use. Reading it allocates only when it is set (`std::env::var_os`
+//! looks the name up through a stack buffer and copies the value only when there is
+//! one), and once per process at most.
 
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use crate::scalar;
 use crate::simd;
@@ -91,6 +105,9 @@ const IMPLEMENTATIONS: &[Implementation] = &[
     },
 ];
 
+/// The environment variable that forces a back end, for tests; see the module docs.
+pub(crate) const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
+
 /// The best back end this CPU supports.
 fn best() -> &'static Implementation {
     let mut chosen = &IMPLEMENTATIONS[IMPLEMENTATIONS.len() - 1];
@@ -102,18 +119,47 @@ fn best() -> &'static Implementation {
     chosen
 }
 
-/// The cached check: [`detect`] until the first call, then the best back end.
+/// The back end [`FORCE_VAR`] names, if it names one this CPU supports.
+///
+/// A testing aid, read by [`detect`] once per process: see the module docs. Allocates
+/// only when the variable is set (`var_os` copies the value out of the environment).
+fn forced() -> Option<&'static Implementation> {
+    let name = std::env::var_os(FORCE_VAR)?;
+    IMPLEMENTATIONS
+        .iter()
+        .find(|imp| name == imp.name && (imp.available)())
+}
+
+/// The back end [`detect`] caches: the one [`FORCE_VAR`] forces, else the best.
+fn choose() -> (usize, &'static Implementation) {
+    let chosen = forced().unwrap_or_else(best);
+    let index = IMPLEMENTATIONS
+        .iter()
+        .position(|imp| core::ptr::eq(imp, chosen))
+        .unwrap_or(usize::MAX);
+    (index, chosen)
+}
+
+/// The cached check: [`detect`] until the first call, then the chosen back end.
 /// Only ever holds a [`CheckFn`] that this CPU supports.
 static CHECK: AtomicPtr<()> = AtomicPtr::new(detect as CheckFn as *mut ());
 
-/// Finds the best back end, caches it in [`CHECK`] and runs it.
+/// The index in [`IMPLEMENTATIONS`] of the back end [`detect`] stored in [`CHECK`]
+/// (`usize::MAX` before the first call), for [`backends::selected`].
+static CHOSEN: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Chooses the back end (the best one, or the one `UTF8VALIDATE_BACKEND` forces for
+/// tests: see the module docs), caches it in [`CHECK`] and runs it. The variable is
+/// read here, that is once, on the first call.
 ///
 /// # Safety
 /// None beyond [`CheckFn`]'s: it only calls a check that this CPU supports.
 unsafe fn detect(bytes: &[u8]) -> Option<usize> {
-    let check = best().check;
+    let (index, chosen) = choose();
+    let check = chosen.check;
+    CHOSEN.store(index, Ordering::Relaxed);
     CHECK.store(check as *mut (), Ordering::Relaxed);
-    // SAFETY: `best` returns only back ends whose `available` said yes.
+    // SAFETY: `forced` and `best` return only back ends whose `available` said yes.
     unsafe { check(bytes) }
 }
 
@@ -225,6 +271,7 @@ unsafe fn validate_chunk_with(
 pub mod backends {
     use super::{CheckFn, IMPLEMENTATIONS};
     use crate::state_machine::State;
+    use core::sync::atomic::Ordering;
 
     /// A back end that this CPU supports, with the crate's three entry points run
     /// through it (short-input path included, exactly as the crate runs them).
@@ -276,8 +323,18 @@ pub mod backends {
         IMPLEMENTATIONS.iter().map(|imp| imp.name)
     }
 
-    /// The name of the back end the crate's functions use on this CPU.
+    /// The name of the back end the crate's functions use in this process: the one
+    /// cached on the first call (the best this CPU supports, unless
+    /// `UTF8VALIDATE_BACKEND` forced another; see the module docs). Makes that first
+    /// call if no validation has run yet.
     pub fn selected() -> &'static str {
-        super::best().name
+        if super::CHOSEN.load(Ordering::Relaxed) == usize::MAX {
+            // SAFETY: `detect` only runs a check this CPU supports (on a short,
+            // valid input that any check handles, as validation passes it on).
+            let _ = unsafe { super::detect("\u{e9}".as_bytes()) };
+        }
+        IMPLEMENTATIONS
+            .get(super::CHOSEN.load(Ordering::Relaxed))
+            .map_or("unknown", |imp| imp.name)
     }
 }

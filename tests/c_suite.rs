@@ -9,6 +9,11 @@
 //!   + UndefinedBehaviorSanitizer, and against the `.so` under valgrind.
 //! - `guard_pages_*`: `guard_pages.c` run as a child process; death by a signal (a read
 //!   outside the buffer hit a `PROT_NONE` page) is a failure.
+//! - `*_on_every_back_end`: the suite and the guard-page program (static) once per back
+//!   end this CPU supports (`utf8validate::backends::available()`), forced with the
+//!   testing aid `UTF8VALIDATE_BACKEND` (see `src/dispatch.rs`; `tests/force_backend.rs`
+//!   proves that the variable selects the back end). The sanitizer and valgrind runs
+//!   use the default (best) back end only.
 //! - `header_*`: `include/utf8validate.h` compiled as C99/C11 and C++11/C++17 with gcc and
 //!   clang, linked and run.
 //!
@@ -487,6 +492,49 @@ fn guard_pages_shared() {
     cmd.env("LD_LIBRARY_PATH", library_path(&exe));
     let run = run_program("guard pages (shared)", cmd, exe.parent().unwrap());
     assert_passed(&run, NO_SANITIZER);
+}
+
+/// The names of the back ends this CPU supports, best first, as `UTF8VALIDATE_BACKEND`
+/// takes them.
+fn back_ends() -> Vec<&'static str> {
+    let names: Vec<_> = utf8validate::backends::available()
+        .map(|b| b.name())
+        .collect();
+    assert_eq!(names.last(), Some(&"scalar"), "scalar is always available");
+    names
+}
+
+#[test]
+fn c_suite_on_every_back_end() {
+    let lib = library();
+    let exe = build(&suite("suite-backends", Link::Static, &[]), &lib);
+    let mut counts = Vec::new();
+    for name in back_ends() {
+        let passed = run_suite(
+            &format!("C suite (static, UTF8VALIDATE_BACKEND={name})"),
+            &exe,
+            &[],
+            &[("UTF8VALIDATE_BACKEND", name)],
+            NO_SANITIZER,
+        );
+        counts.push((name, passed));
+    }
+    eprintln!("C suite per back end: {counts:?}");
+}
+
+#[test]
+fn guard_pages_on_every_back_end() {
+    let lib = library();
+    let exe = build(&guard_pages("guard-backends", Link::Static, &[]), &lib);
+    let mut counts = Vec::new();
+    for name in back_ends() {
+        let what = format!("guard pages (static, UTF8VALIDATE_BACKEND={name})");
+        let mut cmd = Command::new(&exe);
+        cmd.env("UTF8VALIDATE_BACKEND", name);
+        let run = run_program(&what, cmd, exe.parent().unwrap());
+        counts.push((name, assert_passed(&run, NO_SANITIZER)));
+    }
+    eprintln!("guard pages per back end: {counts:?}");
 }
 
 /// Whether the C compiler can build and run a program with ASan + UBSan here.
