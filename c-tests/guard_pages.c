@@ -167,7 +167,7 @@ static char current_case[256] = "setup";
 
 static void on_fault(int sig)
 {
-    static const char msg[] = "\nguard pages: memory fault (read outside the buffer) during: ";
+    static const char msg[] = "\nguard pages: memory fault (a read outside the input or a write outside the output) during: ";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     ignored = write(2, current_case, strlen(current_case));
     ignored = write(2, "\n", 1);

@@ -334,7 +334,7 @@ fn run_program(what: &str, mut cmd: Command, out_dir: &Path) -> Run {
 fn assert_passed(run: &Run, exit_meaning: &str) -> u64 {
     if let Some(signal) = run.status.signal() {
         let name = match signal {
-            11 => "SIGSEGV: a read outside the buffer hit a guard page, or a crash",
+            11 => "SIGSEGV: a read or write outside its buffer hit a guard page, or a crash",
             7 => "SIGBUS",
             6 => "SIGABRT",
             _ => "",
