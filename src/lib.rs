@@ -16,12 +16,17 @@
 //!
 //! ## Data flow
 //!
-//! bytes → [`dispatch`](crate) → back end ([`scalar`](crate)) → on error, the exact
-//! offset from the draft's machine → result → the C ABI in [`ffi`].
+//! bytes → `dispatch` (the back end chosen once per process: AVX-512, AVX2, SSSE3,
+//! NEON or the scalar machine) → on error, the exact offset from the draft's machine
+//! from the last character boundary → result ([`diagnostics`] for the detail) → the C
+//! ABI in [`ffi`].
 //!
 //! ## Guarantees (Rust and C alike)
 //!
-//! - No allocation, no I/O, no global state besides read-only tables.
+//! - No allocation and no I/O on the validation paths. The only global state besides
+//!   read-only tables is the cached choice of back end (an atomic, written on the
+//!   first call with the same value by every thread). The debug-assertion functions
+//!   of [`ffi`] allocate and write to stderr only when they report a failure.
 //! - No read outside the given slice (`[buf, buf + len)` in C).
 //! - Thread-safe: every function is pure and may be called from any number of
 //!   threads at once.
