@@ -16,6 +16,8 @@
 //! `CI=true`.
 #![cfg(target_os = "linux")]
 
+mod support;
+
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -60,35 +62,10 @@ fn have(tool: &str) -> bool {
 fn library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable path");
-        let built = exe.parent().expect("deps dir").join("libutf8validate.so");
-        assert!(built.exists(), "{} is missing", built.display());
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("assert-macros-lib");
-        std::fs::create_dir_all(&dir).expect("create the library dir");
-        let mut names = vec!["libutf8validate.so".to_string()];
-        names.extend(soname(&built));
-        for name in names {
-            let link = dir.join(&name);
-            let _ = std::fs::remove_file(&link);
-            std::os::unix::fs::symlink(&built, &link).expect("symlink the library");
-        }
+        support::link_shared_library_into(&dir);
         dir
     })
-}
-
-/// The `DT_SONAME` of a shared library, from `readelf -d` (binutils, which the
-/// compilers need anyway).
-fn soname(library: &Path) -> Option<String> {
-    let out = Command::new("readelf")
-        .arg("-d")
-        .arg(library)
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
-    let start = line.find('[')? + 1;
-    let end = line.rfind(']')?;
-    Some(line[start..end].to_string())
 }
 
 /// 1-based number of the one line of assert_demo.c holding `marker`.

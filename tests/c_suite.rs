@@ -22,6 +22,8 @@
 //! a message, except when `CI=true`, where they fail it.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod support;
+
 use std::fs;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
@@ -222,14 +224,7 @@ fn loaded_name(lib: &Library) -> String {
         let name = lib.cdylib.file_name().expect("the .so has a file name");
         name.to_string_lossy().into_owned()
     };
-    let Ok(out) = Command::new("readelf").arg("-d").arg(&lib.cdylib).output() else {
-        return file_name();
-    };
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find(|l| l.contains("(SONAME)"))
-        .and_then(|l| Some(l.split_once('[')?.1.split_once(']')?.0.to_string()))
-        .unwrap_or_else(file_name)
+    support::soname(&lib.cdylib).unwrap_or_else(file_name)
 }
 
 /// Makes `dir` hold the library under the name the loader looks for: a symlink to the

@@ -8,6 +8,8 @@
 //! and the C stream API carries them over.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod support;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::path::{Path, PathBuf};
@@ -17,31 +19,11 @@ use std::time::Duration;
 
 const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-pedantic", "-Werror"];
 
-/// The directory cargo put this test's executable in: `target/<profile>/deps/`,
-/// where it also builds the library's `libutf8validate.a` (as tests/c_suite.rs).
-fn deps_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("the test knows its own path");
-    exe.parent()
-        .expect("the test executable is in a directory")
-        .to_path_buf()
-}
-
-fn staticlib() -> PathBuf {
-    let lib = deps_dir().join("libutf8validate.a");
-    assert!(
-        lib.is_file(),
-        "{} is missing: cargo builds the staticlib (crate-type in Cargo.toml) next to \
-         this test executable",
-        lib.display()
-    );
-    lib
-}
-
 /// Compiles the C source `source` into `target/<profile>/examples-c/<name>` with the
 /// compiler the cc crate picks, linked to the static library.
 fn build(name: &str, source: &Path, defines: &[&str]) -> PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out_dir = deps_dir()
+    let out_dir = support::deps_dir()
         .parent()
         .expect("deps/ has a parent")
         .join("examples-c");
@@ -72,7 +54,10 @@ fn build(name: &str, source: &Path, defines: &[&str]) -> PathBuf {
     for define in defines {
         cmd.arg(format!("-D{define}"));
     }
-    cmd.arg(source).arg("-o").arg(&exe).arg(staticlib());
+    cmd.arg(source)
+        .arg("-o")
+        .arg(&exe)
+        .arg(support::artifact("libutf8validate.a"));
     // What a Rust staticlib needs from the system (`rustc --print native-static-libs`).
     cmd.args(["-lpthread", "-ldl", "-lm"]);
     let output = cmd
@@ -274,7 +259,7 @@ rejected request 5: invalid UTF-8 at byte 5 (truncated): last \xE2\x82
 /// all-zero struct is what `utf8_stream_init` makes.
 #[test]
 fn c_sees_the_rust_layout() {
-    let dir = deps_dir()
+    let dir = support::deps_dir()
         .parent()
         .expect("deps/ has a parent")
         .join("examples-c");

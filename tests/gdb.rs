@@ -17,6 +17,8 @@
 //! gdb, gcc and g++ missing: the tests skip with a message, or fail when `CI=true`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
+mod support;
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -76,24 +78,7 @@ fn have_all(tools: &[&str]) -> bool {
 /// The `libutf8validate.so` cargo built for this run (in target/<profile>/deps, the
 /// directory of this test's executable).
 fn built_library() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let lib = exe.parent().expect("deps dir").join("libutf8validate.so");
-    assert!(lib.exists(), "{} is missing", lib.display());
-    lib
-}
-
-/// The `DT_SONAME` of a shared library, from `readelf -d`.
-fn soname(library: &Path) -> Option<String> {
-    let out = Command::new("readelf")
-        .arg("-d")
-        .arg(library)
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
-    let start = line.find('[')? + 1;
-    let end = line.rfind(']')?;
-    Some(line[start..end].to_string())
+    support::artifact("libutf8validate.so")
 }
 
 /// Puts a copy of the built library into `libdir` as `libutf8validate.so` and under
@@ -102,7 +87,7 @@ fn install_library(libdir: &Path) {
     std::fs::create_dir_all(libdir).expect("create the lib dir");
     let built = built_library();
     let mut names = vec!["libutf8validate.so".to_string()];
-    names.extend(soname(&built));
+    names.extend(support::soname(&built));
     for name in names {
         std::fs::copy(&built, libdir.join(name)).expect("copy the library");
     }
@@ -736,7 +721,7 @@ fn install_prefix_sourced_and_auto_loaded() {
     std::fs::create_dir_all(&libdir).unwrap();
     let real = format!("libutf8validate.so.{}", env!("CARGO_PKG_VERSION"));
     std::fs::copy(built_library(), libdir.join(&real)).unwrap();
-    let needed = soname(&built_library()).unwrap_or_else(|| "libutf8validate.so".into());
+    let needed = support::soname(&built_library()).unwrap_or_else(|| "libutf8validate.so".into());
     for link in [needed.as_str(), "libutf8validate.so"] {
         if !libdir.join(link).exists() {
             std::os::unix::fs::symlink(&real, libdir.join(link)).unwrap();
