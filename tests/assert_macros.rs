@@ -39,23 +39,6 @@ fn source_dir() -> PathBuf {
     manifest_dir().join("c-tests/assert")
 }
 
-/// Whether `tool` runs; when it does not, panics under `CI=true` (CI installs every
-/// tool) and otherwise prints why the test is skipped.
-fn have(tool: &str) -> bool {
-    let runs = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{tool} is missing, and CI=true requires it"
-        );
-        eprintln!("skipping: {tool} is not installed");
-    }
-    runs
-}
-
 /// A directory holding `libutf8validate.so` (the one cargo built for this run, next
 /// to this test's executable in target/<profile>/deps) under its file name and its
 /// soname, if it has one, so that programs linked with `-lutf8validate` load it.
@@ -293,7 +276,7 @@ fn check(compiler: &str, flags: &[&str]) {
 
 #[test]
 fn gcc_c99_and_c11() {
-    if have("gcc") {
+    if support::have("gcc") {
         check("gcc", &["-std=c99"]);
         check("gcc", &["-std=c11"]);
     }
@@ -301,7 +284,7 @@ fn gcc_c99_and_c11() {
 
 #[test]
 fn clang_c99_and_c11() {
-    if have("clang") {
+    if support::have("clang") {
         check("clang", &["-std=c99"]);
         check("clang", &["-std=c11"]);
     }
@@ -309,7 +292,7 @@ fn clang_c99_and_c11() {
 
 #[test]
 fn gxx_cxx11_and_cxx17() {
-    if have("g++") {
+    if support::have("g++") {
         check("g++", &["-x", "c++", "-std=c++11"]);
         check("g++", &["-x", "c++", "-std=c++17"]);
     }
@@ -317,7 +300,7 @@ fn gxx_cxx11_and_cxx17() {
 
 #[test]
 fn clangxx_cxx11_and_cxx17() {
-    if have("clang++") {
+    if support::have("clang++") {
         check("clang++", &["-x", "c++", "-std=c++11"]);
         check("clang++", &["-x", "c++", "-std=c++17"]);
     }
@@ -328,7 +311,7 @@ fn clangxx_cxx11_and_cxx17() {
 /// redefinition warnings, and only the first assertion fires.
 #[test]
 fn ndebug_is_read_at_each_inclusion() {
-    if !have("gcc") {
+    if !support::have("gcc") {
         return;
     }
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));

@@ -178,20 +178,8 @@ for a in range(0xE0, 0xF5):
             rec(bytes([a, b, c]))
 sys.stdout.write('\n'.join(out))
 "#;
-    let output = match std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .output()
-    {
-        Ok(o) if o.status.success() => o.stdout,
-        other => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "python3 is needed in CI: {other:?}"
-            );
-            eprintln!("skipping: python3 not available");
-            return;
-        }
+    let Some(output) = python(script) else {
+        return;
     };
     let mut inputs: Vec<Vec<u8>> = Vec::new();
     for a in 0..=255u8 {
@@ -258,20 +246,8 @@ for a in range(256):
                 out.append(e.end)
 sys.stdout.buffer.write(out)
 "#;
-    let output = match std::process::Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .output()
-    {
-        Ok(o) if o.status.success() => o.stdout,
-        other => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "python3 is needed in CI: {other:?}"
-            );
-            eprintln!("skipping: python3 not available");
-            return;
-        }
+    let Some(output) = python(script) else {
+        return;
     };
     assert_eq!(output.len(), 2 << 24);
     let mut records = output.chunks_exact(2);
@@ -286,6 +262,26 @@ sys.stdout.buffer.write(out)
                 };
                 assert_eq!(got, want, "{input:02x?}");
             }
+        }
+    }
+}
+
+/// The standard output of `python3 -c script`, or `None` (with a message) when
+/// Python is not available outside CI; in CI it must be.
+fn python(script: &str) -> Option<Vec<u8>> {
+    match std::process::Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .output()
+    {
+        Ok(o) if o.status.success() => Some(o.stdout),
+        other => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "python3 is needed in CI: {other:?}"
+            );
+            eprintln!("skipping: python3 not available");
+            None
         }
     }
 }

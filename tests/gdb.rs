@@ -54,25 +54,8 @@ fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gdb-tests")
 }
 
-/// Whether `tool` runs; when it does not, panics under `CI=true` and otherwise
-/// prints why the test is skipped.
-fn have(tool: &str) -> bool {
-    let runs = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !runs {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{tool} is missing, and CI=true requires it"
-        );
-        eprintln!("skipping: {tool} is not installed");
-    }
-    runs
-}
-
 fn have_all(tools: &[&str]) -> bool {
-    tools.iter().all(|t| have(t))
+    tools.iter().all(|t| support::have(t))
 }
 
 /// The `libutf8validate.so` cargo built for this run (in target/<profile>/deps, the
@@ -671,7 +654,7 @@ fn errors_say_what_is_wrong() {
 
 #[test]
 fn missing_library_is_reported_with_the_paths_tried() {
-    if !have("gdb") {
+    if !support::have("gdb") {
         return;
     }
     let missing = tmp().join("nowhere/libutf8validate.so");

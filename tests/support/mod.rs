@@ -55,3 +55,20 @@ pub fn link_shared_library_into(dir: &Path) {
             .unwrap_or_else(|e| panic!("cannot link {} to the .so: {e}", link.display()));
     }
 }
+
+/// Whether `tool` runs (`tool --version` succeeds); when it does not, panics under
+/// `CI=true` (CI installs every tool) and otherwise prints why the test is skipped.
+pub fn have(tool: &str) -> bool {
+    let runs = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{tool} is missing, and CI=true requires it"
+        );
+        eprintln!("skipping: {tool} is not installed");
+    }
+    runs
+}
