@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""Turns the C ABI benchmark's Google Benchmark JSON into Markdown tables.
+
+Usage: python3 benches/c-abi/summarize.py [--smoke] RESULTS_DIR
+
+RESULTS_DIR is what benches/c-abi/run.sh wrote: default.json (the default back end),
+avx2.json (the AVX2 back end forced, with simdutf's haswell kernel) when this CPU has
+AVX2, and commit.txt. For each run: per input, GB/s (1 GB = 1e9 bytes; short inputs in
+ns per call) from the median of the repetitions' real time per call, and the ratios
+ours/simdutf, ours/glib, ours/memchr (utf8_validate's speed over the peer's: above 1,
+ours is faster), fe/val (utf8_first_error over utf8_validate) and fe/simdutf w/e
+(utf8_first_error over simdutf::validate_utf8_with_errors); then the geometric mean of
+each ratio over the non-ASCII lipsum files and over the wikipedia files.
+
+--smoke only checks that every input has every contender (a smoke run's timings are
+too short to quote) and prints no numbers.
+"""
+
+import json
+import math
+import sys
+from pathlib import Path
+
+CONTENDERS = [
+    ("ours_validate", "validate"),
+    ("ours_first_error", "first_error"),
+    ("simdutf_validate", "simdutf"),
+    ("simdutf_with_errors", "simdutf w/e"),
+    ("glib", "glib"),
+    ("iconv", "iconv"),
+    ("memchr", "memchr"),
+]
+# (label, numerator, denominator): the numerator's speed over the denominator's.
+RATIOS = [
+    ("ours/simdutf", "ours_validate", "simdutf_validate"),
+    ("ours/glib", "ours_validate", "glib"),
+    ("ours/memchr", "ours_validate", "memchr"),
+    ("fe/val", "ours_first_error", "ours_validate"),
+    ("fe/simdutf w/e", "ours_first_error", "simdutf_with_errors"),
+]
+RUNS = [
+    ("default", "Default back end"),
+    ("avx2", "AVX2 back end forced (UTF8VALIDATE_BACKEND=avx2, SIMDUTF_FORCE_IMPLEMENTATION=haswell)"),
+]
+TO_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def load(path):
+    """(context, {input: {contender: (ns per call, bytes, cv or None)}})"""
+    doc = json.loads(path.read_text())
+    medians, cvs, singles = {}, {}, {}
+    for b in doc["benchmarks"]:
+        run_name = b.get("run_name", b["name"])
+        if "/" not in run_name:
+            continue
+        ns = b["real_time"] * TO_NS[b.get("time_unit", "ns")]
+        key = tuple(run_name.split("/", 1))
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                medians[key] = (ns, int(b["bytes"]))
+            elif b.get("aggregate_name") == "cv":
+                cvs[key] = b["real_time"]  # a fraction (aggregate_unit "percentage")
+        else:
+            singles.setdefault(key, []).append((ns, int(b["bytes"])))
+    results = {}
+    for key, (ns, size) in medians.items():
+        results.setdefault(key[0], {})[key[1]] = (ns, size, cvs.get(key))
+    # Without repetitions (a smoke run), the single iteration run.
+    for key, runs in singles.items():
+        if key not in medians:
+            ns, size = sorted(runs)[len(runs) // 2]
+            results.setdefault(key[0], {})[key[1]] = (ns, size, None)
+    return doc.get("context", {}), results
+
+
+def order(name):
+    kinds = ["corpus-", "wiki-", "gen-", "short-"]
+    for i, k in enumerate(kinds):
+        if name.startswith(k):
+            if k == "short-":
+                kind, n = name[len(k):].rsplit("-", 1)
+                return (i, kind != "ascii", int(n), name)
+            return (i, False, 0, name)
+    return (len(kinds), False, 0, name)
+
+
+def is_short(name):
+    return name.startswith("short-")
+
+
+def is_non_ascii_lipsum(name):
+    return name.startswith("corpus-") and name.endswith("-Lipsum") and "Latin" not in name
+
+
+def speed(row, contender):
+    ns, size, _ = row[contender]
+    return size / ns  # bytes per ns = GB/s; for ratios, any speed unit does
+
+
+def ratio(row, num, den):
+    return speed(row, num) / speed(row, den)
+
+
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def check_complete(name, results):
+    missing = [f"{i}/{c}" for i in results for c, _ in CONTENDERS if c not in results[i]]
+    if missing:
+        sys.exit(f"{name}: missing results: {', '.join(missing[:10])}")
+
+
+def table(results):
+    lines = []
+    head = ["input"] + [short for _, short in CONTENDERS] + [label for label, _, _ in RATIOS]
+    lines.append("| " + " | ".join(head) + " |")
+    lines.append("|" + "---|" * len(head))
+    for name in sorted(results, key=order):
+        row = results[name]
+        cells = [name]
+        for c, _ in CONTENDERS:
+            if is_short(name):
+                cells.append(f"{row[c][0]:.1f} ns")
+            else:
+                cells.append(f"{speed(row, c):.2f}")
+        cells += [f"{ratio(row, n, d):.2f}x" for _, n, d in RATIOS]
+        lines.append("| " + " | ".join(cells) + " |")
+    for label, pick in [
+        ("geomean, non-ASCII lipsum", is_non_ascii_lipsum),
+        ("min, non-ASCII lipsum", is_non_ascii_lipsum),
+        ("geomean, wikipedia", lambda n: n.startswith("wiki-")),
+    ]:
+        names = [n for n in results if pick(n)]
+        if not names:
+            continue
+        agg = min if label.startswith("min") else geomean
+        cells = [f"**{label} ({len(names)})**"]
+        for c, _ in CONTENDERS:
+            cells.append(f"{agg(speed(results[n], c) for n in names):.2f}")
+        cells += [f"**{agg(ratio(results[n], num, den) for n in names):.2f}x**"
+                  for _, num, den in RATIOS]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def noise(results):
+    cvs = [(row[c][2], f"{name}/{c}") for name, row in results.items() for c, _ in CONTENDERS
+           if row.get(c) and row[c][2] is not None]
+    if not cvs:
+        return ""
+    cvs.sort()
+    med = cvs[len(cvs) // 2][0]
+    worst = cvs[-1]
+    return (f"Spread over the repetitions (coefficient of variation of the time per call): "
+            f"median {100 * med:.1f}%, largest {100 * worst[0]:.1f}% ({worst[1]}).")
+
+
+def main():
+    args = sys.argv[1:]
+    smoke = "--smoke" in args
+    args = [a for a in args if a != "--smoke"]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    root = Path(args[0])
+    runs = [(key, title, root / f"{key}.json") for key, title in RUNS if (root / f"{key}.json").exists()]
+    if not runs:
+        sys.exit(f"no default.json or avx2.json in {root}; run benches/c-abi/run.sh first")
+    commit_file = root / "commit.txt"
+    commit = commit_file.read_text().strip() if commit_file.exists() else "unknown"
+
+    if smoke:
+        for key, _, path in runs:
+            _, results = load(path)
+            check_complete(key, results)
+            print(f"smoke ({key}): {len(results)} inputs x {len(CONTENDERS)} contenders ran "
+                  f"(timings too short to quote)")
+        return
+
+    first = True
+    for key, title, path in runs:
+        context, results = load(path)
+        check_complete(key, results)
+        if first:
+            caches = ", ".join(
+                f"L{c['level']} {c['type'][0].lower() if c['type'] != 'Unified' else ''}"
+                f"{c['size'] // 1024} KiB" for c in context.get("caches", []))
+            print(f"Commit {commit}; {context.get('date', '?')}; host {context.get('host_name', '?')}, "
+                  f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz "
+                  f"({caches}); {context.get('compiler', '?')}; utf8validate "
+                  f"{context.get('utf8validate_version', '?')}; simdutf "
+                  f"{context.get('simdutf_version', '?')}; GLib {context.get('glib_version', '?')}; "
+                  f"glibc {context.get('glibc_version', '?')}.\n")
+            print("GB/s (1 GB = 10^9 bytes), short inputs in ns per call; the median of "
+                  "the repetitions. Ratios: the first contender's speed over the second's "
+                  "(above 1: ours is faster).\n")
+            first = False
+        print(f"### {title}\n")
+        print(f"utf8validate back end: {context.get('utf8validate_backend', '?')}; simdutf "
+              f"kernel: {context.get('simdutf_implementation', '?')}.\n")
+        print(table(results))
+        spread = noise(results)
+        if spread:
+            print(f"\n{spread}")
+        print()
+
+
+if __name__ == "__main__":
+    main()
