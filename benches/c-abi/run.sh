@@ -25,8 +25,9 @@
 # Needs: cmake, a C and C++ compiler, pkg-config, cargo, python3, and the Debian
 # packages libbenchmark-dev and libglib2.0-dev. The corpus is $UTF8VALIDATE_CORPUS,
 # default ../shared/corpus beside the repository (skipped with a message if absent).
-# Build trees and results go to $C_ABI_BENCH_DIR, default
-# ${CARGO_TARGET_DIR:-target}/c-abi-bench; the results stay in its results/ directory
+# Cargo builds in $CARGO_TARGET_DIR (default target/, as `cargo build` does; a --rev
+# build in a directory of its own). Build trees and results go to $C_ABI_BENCH_DIR,
+# default ${CARGO_TARGET_DIR:-target}/c-abi-bench; the results stay in its results/
 # (python3 benches/c-abi/summarize.py <that directory> prints the table again).
 set -euo pipefail
 
@@ -87,7 +88,7 @@ else
   commit=$(git -C "$repo" describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)
   lib_src=$repo
   lib_build=$work/lib-build
-  cargo_target=${CARGO_TARGET_DIR:-$work/cargo-target}
+  cargo_target=${CARGO_TARGET_DIR:-$repo/target}  # where `cargo build --release` builds
 fi
 step "building utf8validate $commit (release) with cmake/ and installing it into $work/prefix"
 rm -rf "$work/prefix"

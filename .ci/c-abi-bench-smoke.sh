@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Smoke test of the C ABI benchmark (benches/c-abi/): it builds and installs the library
+# with cmake/, builds the C++ benchmark against the installed static library (checking
+# with ldd that no libutf8validate.so is loaded), and runs it once per back end (default,
+# then AVX2) with a tiny time per benchmark and one repetition. Each run first requires
+# every contender (ours, C++ simdutf, GLib, iconv, memchr) to give each input's known
+# answer. Its timings are not meant to be read; the numbers come from a full run
+# (bash benches/c-abi/run.sh, see BENCHMARKS.md).
+#
+# Needs the Debian packages libbenchmark-dev and libglib2.0-dev (and cmake, g++,
+# pkg-config). Without them it fails when CI=true and skips otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+echo '#include <benchmark/benchmark.h>' | c++ -x c++ -E - >/dev/null 2>&1 ||
+  missing+=(libbenchmark-dev)
+pkg-config --exists glib-2.0 2>/dev/null || missing+=(libglib2.0-dev)
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "${CI:-}" = true ]; then
+    echo "c-abi bench smoke: FAIL: missing Debian packages: ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "c-abi bench smoke: skipped: missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})"
+  exit 0
+fi
+
+exec bash benches/c-abi/run.sh --smoke
