@@ -16,8 +16,9 @@
 // Inputs (the benchmark names' first part): every *.txt of the corpus (corpus-*; the
 // directory is $UTF8VALIDATE_CORPUS, default ../shared/corpus beside the repository,
 // which run.sh passes) and of its wikipedia_mars/ (wiki-*), each skipped with a message
-// when absent; generated 1 MiB ASCII and mixed text and 1 MiB with one error 1000 bytes
-// before the end (gen-*); 16- and 64-byte ASCII and mixed text (short-*). The generators
+// when absent; generated 1 MiB ASCII and mixed text, 1 MiB with one error 1000 bytes
+// before the end and 64 MiB of mixed text (gen-*); 16- and 64-byte ASCII and mixed text
+// (short-*). The generators
 // are those of the Rust benchmark (benches/src/peers.rs), byte for byte.
 //
 // Before anything is timed, every contender must give the answer each input has by
@@ -167,6 +168,8 @@ std::vector<Input> make_inputs(const fs::path &corpus) {
   broken[at] = static_cast<char>(0x80);
   inputs.push_back({"gen-mixed-1MiB", std::move(mixed), std::nullopt});
   inputs.push_back({"gen-error-near-end-1MiB", std::move(broken), at});
+  // Larger than every cache: the rate memory delivers.
+  inputs.push_back({"gen-mixed-64MiB", mixed_text(64 * mib), std::nullopt});
 
   for (size_t len : {16, 64}) {
     inputs.push_back({"short-ascii-" + std::to_string(len), ascii_text(len), std::nullopt});

@@ -133,7 +133,7 @@ else
   results=$work/results
   # Repetitions in random order (each contender's samples spread over the whole run, so
   # a load that comes and goes on a shared machine hits all of them alike); the median.
-  flags=(--benchmark_min_time=0.02 --benchmark_repetitions=10
+  flags=(--benchmark_min_time=0.03 --benchmark_repetitions=10
     --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
 fi
 rm -rf "$results"
