@@ -497,16 +497,20 @@ fn long_inputs_with_one_error() {
 #[test]
 fn every_start_alignment() {
     let backends = all();
-    let text = multibyte_text(400);
-    let mut text = text[..400].to_vec();
+    let text = multibyte_text(1100);
+    let mut text = text[..1100].to_vec();
     while std::str::from_utf8(&text).is_err() {
         text.pop();
     }
-    let ascii: Vec<u8> = (0..400u32).map(|i| b'a' + (i % 26) as u8).collect();
-    let mut store = vec![0u8; 512];
+    let ascii: Vec<u8> = (0..1100u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut store = vec![0u8; 1200];
     for host in [&text, &ascii] {
         for shift in 0..64 {
-            for len in [64, 65, 66, 67, 127, 128, 129, 191, 200, 300] {
+            // Below 1024 bytes the blocks are not moved (the overlap would cost
+            // more than it saves); from 1024 on they are.
+            for len in [
+                64, 65, 66, 67, 127, 128, 129, 191, 200, 300, 1023, 1024, 1090,
+            ] {
                 let len = len.min(host.len());
                 store[shift..shift + len].copy_from_slice(&host[..len]);
                 let bytes = &mut store[shift..shift + len];
@@ -524,6 +528,53 @@ fn every_start_alignment() {
                         bytes.copy_from_slice(&saved);
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Runs of ASCII and of multibyte text of many lengths (around the 64-byte block
+/// and the groups of blocks whose errors are tested together), with one error
+/// written at every third position: the switch between the ASCII path and the
+/// multibyte path, and an error reported for a whole run of blocks.
+#[test]
+fn runs_of_ascii_and_multibyte_text() {
+    let backends = all();
+    let multi = multibyte_text(2000);
+    let mut text = Vec::new();
+    let mut ascii = true;
+    for run in [
+        1, 70, 63, 64, 65, 130, 600, 3, 513, 128, 700, 1, 257, 2, 450,
+    ] {
+        if ascii {
+            text.extend((0..run).map(|i| b'a' + (i % 26) as u8));
+        } else {
+            // `run` bytes of multibyte text, ending on a character boundary.
+            let mut end = run.min(multi.len());
+            while end < multi.len() && (multi[end] as i8) < -0x40 {
+                end += 1;
+            }
+            text.extend_from_slice(&multi[..end]);
+        }
+        ascii = !ascii;
+    }
+    assert!(std::str::from_utf8(&text).is_ok());
+    for backend in &backends {
+        assert_backend(backend, &text);
+    }
+    for seq in [
+        &b"\x80"[..],
+        b"\xC2",
+        b"\xE2\x82",
+        b"\xED\xA0\x80",
+        b"\xF0\x9F\x98\x41",
+    ] {
+        for at in (0..text.len()).step_by(3) {
+            let mut bytes = text.clone();
+            let n = seq.len().min(bytes.len() - at);
+            bytes[at..at + n].copy_from_slice(&seq[..n]);
+            for backend in &backends {
+                assert_backend(backend, &bytes);
             }
         }
     }

@@ -11,6 +11,7 @@ pub(crate) struct V16(uint8x16_t);
 
 impl Vector for V16 {
     const BYTES: usize = 16;
+    type Narrow = Self;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {

@@ -10,12 +10,19 @@ pub(crate) struct V32(__m256i);
 
 impl Vector for V32 {
     const BYTES: usize = 32;
+    type Narrow = super::ssse3::V16;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees 32 readable bytes at `ptr` and AVX2;
         // `loadu` has no alignment requirement.
         V32(unsafe { _mm256_loadu_si256(ptr.cast()) })
+    }
+    #[inline(always)]
+    fn prefetch(ptr: *const u8) {
+        // SAFETY: a prefetch is a hint: it never faults, whatever the address,
+        // and SSE (which has it) is part of x86-64.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.cast()) }
     }
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {

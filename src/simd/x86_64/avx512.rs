@@ -16,6 +16,7 @@ pub(crate) struct V64(__m512i);
 
 impl Vector for V64 {
     const BYTES: usize = 64;
+    type Narrow = Self;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -36,6 +37,12 @@ impl Vector for V64 {
         Some(V64(unsafe {
             _mm512_maskz_loadu_epi8(mask, bytes.as_ptr().cast())
         }))
+    }
+    #[inline(always)]
+    fn prefetch(ptr: *const u8) {
+        // SAFETY: a prefetch is a hint: it never faults, whatever the address,
+        // and SSE (which has it) is part of x86-64.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.cast()) }
     }
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {

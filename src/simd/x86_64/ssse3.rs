@@ -12,12 +12,19 @@ pub(crate) struct V16(__m128i);
 
 impl Vector for V16 {
     const BYTES: usize = 16;
+    type Narrow = Self;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
         // SAFETY: the caller guarantees 16 readable bytes at `ptr`; `loadu` has no
         // alignment requirement; SSE2 is part of x86-64.
         V16(unsafe { _mm_loadu_si128(ptr.cast()) })
+    }
+    #[inline(always)]
+    fn prefetch(ptr: *const u8) {
+        // SAFETY: a prefetch is a hint: it never faults, whatever the address,
+        // and SSE (which has it) is part of x86-64.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr.cast()) }
     }
     #[inline(always)]
     unsafe fn splat(byte: u8) -> Self {
