@@ -139,6 +139,11 @@ fi
 rm -rf "$results"
 mkdir -p "$results"
 echo "$commit" >"$results/commit.txt"
+{
+  sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1
+  rustc --version
+  c++ --version | head -n 1
+} >"$results/machine.txt" 2>/dev/null || true
 
 # run NAME ENV-ARGS...: one run of every benchmark, in its own process, under
 # `env ENV-ARGS...`.

@@ -169,6 +169,9 @@ def main():
         sys.exit(f"no default.json or avx2.json in {root}; run benches/c-abi/run.sh first")
     commit_file = root / "commit.txt"
     commit = commit_file.read_text().strip() if commit_file.exists() else "unknown"
+    machine_file = root / "machine.txt"
+    machine = machine_file.read_text().split("\n") if machine_file.exists() else []
+    machine = "; ".join(line.strip() for line in machine if line.strip())
 
     if smoke:
         for key, _, path in runs:
@@ -183,15 +186,22 @@ def main():
         context, results = load(path)
         check_complete(key, results)
         if first:
-            caches = ", ".join(
-                f"L{c['level']} {c['type'][0].lower() if c['type'] != 'Unified' else ''}"
-                f"{c['size'] // 1024} KiB" for c in context.get("caches", []))
+            kind = {"Data": "d", "Instruction": "i"}
+            caches = ", ".join(f"L{c['level']}{kind.get(c['type'], '')} {c['size'] // 1024} KiB"
+                               for c in context.get("caches", []))
             print(f"Commit {commit}; {context.get('date', '?')}; host {context.get('host_name', '?')}, "
                   f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz "
                   f"({caches}); {context.get('compiler', '?')}; utf8validate "
                   f"{context.get('utf8validate_version', '?')}; simdutf "
                   f"{context.get('simdutf_version', '?')}; GLib {context.get('glib_version', '?')}; "
-                  f"glibc {context.get('glibc_version', '?')}.\n")
+                  f"glibc {context.get('glibc_version', '?')}.")
+            if machine:
+                print(f"Machine: {machine}.")
+            load_avg = context.get("load_avg")
+            if load_avg:
+                print(f"Load average when the first run started: "
+                      f"{', '.join(f'{x:.2f}' for x in load_avg)}.")
+            print()
             print("GB/s (1 GB = 10^9 bytes), short inputs in ns per call; the median of "
                   "the repetitions. Ratios: the first contender's speed over the second's "
                   "(above 1: ours is faster).\n")
