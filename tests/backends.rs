@@ -518,7 +518,7 @@ fn every_start_alignment() {
                     assert_backend(backend, bytes);
                 }
                 for seq in [&b"\x80"[..], b"\xE2\x82", b"\xED\xA0\x80", b"\xF0\x9F\x98"] {
-                    for at in 56..len.min(140) {
+                    for at in (56..len.min(140)).chain(len.saturating_sub(80).max(140)..len) {
                         let saved = bytes.to_vec();
                         let n = seq.len().min(len - at);
                         bytes[at..at + n].copy_from_slice(&seq[..n]);

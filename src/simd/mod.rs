@@ -514,32 +514,53 @@ unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
     // `V::load(p)` below reads `p..p + BYTES` where the comment at the load shows
     // that range is inside `bytes`.
     unsafe {
-        let k = Constants::<V>::new();
+        // Leading ASCII, the common case of protocol text: a load pair and a branch
+        // per block, and nothing else set up. Long inputs move to 64-byte aligned
+        // blocks after the first (a load that straddles two cache lines costs
+        // twice as much); the second block may then overlap the first by up to 63
+        // bytes, which are checked twice. No byte is skipped. In shorter inputs the
+        // overlap would cost more than the straddling loads save.
+        let aligned = |at: usize| {
+            if len >= ALIGN_FROM {
+                next_block(start, at)
+            } else {
+                at + BLOCK
+            }
+        };
+        let mut at = 0;
+        // In bounds: BLOCK < len.
+        if is_ascii::<V>(start, 1) {
+            at = aligned(0);
+            // In bounds: at + ASCII_RUN * BLOCK <= len, then at + BLOCK <= len.
+            while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
+                at += ASCII_RUN * BLOCK;
+            }
+            while at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+                at += BLOCK;
+            }
+            // In bounds: BLOCK < len.
+            if at + BLOCK > len && is_ascii::<V>(start.add(len - BLOCK), 1) {
+                return None;
+            }
+        }
 
-        // First block: bytes 0..64 (len >= 64); the bytes before it are taken as
-        // ASCII (the start of the input is a character boundary).
-        // In bounds: BLOCK <= len.
+        let k = Constants::<V>::new();
+        // `after_non_ascii`: the block before `at` had non-ASCII bytes, so it may
+        // end inside a sequence.
         let mut after_non_ascii = false;
-        if !is_ascii::<V>(start, 1) {
+        if at == 0 {
+            // The first block, with the bytes before it taken as ASCII (the start
+            // of the input is a character boundary).
             if first_block_errors(&k, start).any_nonzero() {
                 return Some(0);
             }
             after_non_ascii = true;
+            at = aligned(0);
         }
 
-        // Whole blocks. In longer inputs they start at 64-byte aligned addresses
-        // (a load that straddles two cache lines costs twice as much): the second
-        // block may overlap the first by up to 63 bytes, which are checked twice;
-        // no byte is skipped. In shorter ones that overlap would cost more than the
-        // straddling loads save.
-        // Before `at` every check has passed, except within a run of non-ASCII
-        // blocks, whose error lanes gather in `error`.
+        // Whole blocks. Before `at` every check has passed, except within a run of
+        // non-ASCII blocks, whose error lanes gather in `error`.
         let mut error = V::splat(0);
-        let mut at = if len >= ALIGN_FROM {
-            next_block(start, 0)
-        } else {
-            BLOCK
-        };
         while at + BLOCK <= len {
             // In bounds: at + BLOCK <= len.
             if is_ascii::<V>(start.add(at), 1) {
