@@ -15,8 +15,8 @@
 #             full and a too-small buffer (truncation between units, no write past it).
 #   c_api     c-tests/fuzz/fuzz_c_api.c      libFuzzer harness in C through the header,
 #             built with clang -fsanitize=fuzzer,address,undefined, linking the static
-#             library; oracle: the RFC 3629 grammar written in C; inputs also placed
-#             against PROT_NONE guard pages.
+#             library; oracle: the RFC 3629 grammar written in C (c-tests/oracle.h);
+#             inputs also placed against PROT_NONE guard pages.
 # The Rust targets are built by cargo-fuzz, and the static library the C harness links
 # by this script with the same instrumentation: AddressSanitizer, libFuzzer's coverage
 # counters, debug assertions and overflow checks; so ASan also checks the library's
@@ -178,7 +178,7 @@ if $want_c; then
   mkdir -p fuzz/artifacts/c_api
   say "building c_api (clang -fsanitize=fuzzer,address,undefined + $lib)"
   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -Wall -Wextra -Werror -I include c-tests/fuzz/fuzz_c_api.c "$lib" \
+    -Wall -Wextra -Werror -I include -I c-tests c-tests/fuzz/fuzz_c_api.c "$lib" \
     -lpthread -ldl -lm -o "$c_target_dir/fuzz_c_api"
 fi
 

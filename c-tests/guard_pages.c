@@ -15,9 +15,9 @@
  * several sizes too small: a write past out_cap faults.
  *
  * Lengths 0..=512 and a few large ones; several contents; the expected results come
- * from reference() below, the RFC 3629 section 4 grammar written out naively, not
- * from the library: offsets, maximal-subpart lengths (Unicode 3.9), and the
- * utf8_escape/utf8_replace output (render_reference()). The assertion functions
+ * from oracle.h (rfc3629_check), the RFC 3629 section 4 grammar written out naively,
+ * not from the library: offsets, maximal-subpart lengths (Unicode 3.9), and the
+ * utf8_escape/utf8_replace output (rfc3629_render). The assertion functions
  * (which abort or log on ill-formed input) are called on the valid inputs only. Prints "N passed, M failed" last; exits non-zero on failure.
  *
  * To cover a new public function, add one probe to API_PROBES (the only list of
@@ -34,130 +34,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "oracle.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 /* The longest input. */
 #define MAX_LEN (65536 + 17)
-
-/* ---------------------------------------------------------------------------------
- * The reference: RFC 3629 section 4, UTF8-char, one alternative per line.
- */
-
-static const struct {
-    unsigned char lead_lo, lead_hi;     /* the first octet */
-    unsigned char second_lo, second_hi; /* the second octet (later ones: UTF8-tail) */
-    size_t len;
-} RFC3629_FORMS[] = {
-    {0x00, 0x7F, 0x00, 0x00, 1}, /* UTF8-1 = %x00-7F */
-    {0xC2, 0xDF, 0x80, 0xBF, 2}, /* UTF8-2 = %xC2-DF UTF8-tail */
-    {0xE0, 0xE0, 0xA0, 0xBF, 3}, /* UTF8-3 = %xE0 %xA0-BF UTF8-tail */
-    {0xE1, 0xEC, 0x80, 0xBF, 3}, /*        / %xE1-EC 2( UTF8-tail ) */
-    {0xED, 0xED, 0x80, 0x9F, 3}, /*        / %xED %x80-9F UTF8-tail */
-    {0xEE, 0xEF, 0x80, 0xBF, 3}, /*        / %xEE-EF 2( UTF8-tail ) */
-    {0xF0, 0xF0, 0x90, 0xBF, 4}, /* UTF8-4 = %xF0 %x90-BF 2( UTF8-tail ) */
-    {0xF1, 0xF3, 0x80, 0xBF, 4}, /*        / %xF1-F3 3( UTF8-tail ) */
-    {0xF4, 0xF4, 0x80, 0x8F, 4}, /*        / %xF4 %x80-8F 2( UTF8-tail ) */
-};
-
-struct expected {
-    bool valid;
-    size_t first_error; /* the lead byte of the first ill-formed sequence, or len */
-    size_t error_length; /* its maximal subpart (Unicode 3.9), 0 when valid */
-    bool truncated;     /* invalid only because the input ends inside a UTF8-char */
-};
-
-/* At s[0] (n >= 1 bytes left): how many bytes of one UTF8-char follow the grammar
- * from s[0] (at most *need), with *need the length of the char the first octet
- * starts, 0 when it starts none. matched == *need: a whole UTF8-char. */
-static size_t grammar_at(const unsigned char *s, size_t n, size_t *need)
-{
-    size_t f, matched;
-    *need = 0;
-    for (f = 0; f < COUNT(RFC3629_FORMS); f++) {
-        if (s[0] >= RFC3629_FORMS[f].lead_lo && s[0] <= RFC3629_FORMS[f].lead_hi) {
-            break;
-        }
-    }
-    if (f == COUNT(RFC3629_FORMS)) {
-        return 0;
-    }
-    *need = RFC3629_FORMS[f].len;
-    for (matched = 1; matched < *need && matched < n; matched++) {
-        unsigned char lo = matched == 1 ? RFC3629_FORMS[f].second_lo : 0x80;
-        unsigned char hi = matched == 1 ? RFC3629_FORMS[f].second_hi : 0xBF;
-        if (s[matched] < lo || s[matched] > hi) {
-            break;
-        }
-    }
-    return matched;
-}
-
-static struct expected reference(const unsigned char *s, size_t n)
-{
-    struct expected r = {true, 0, 0, false};
-    size_t i = 0;
-    while (i < n) {
-        size_t need, matched = grammar_at(s + i, n - i, &need);
-        if (need == 0 || matched < need) {
-            r.valid = false;
-            r.first_error = i;
-            /* The maximal subpart: the matched bytes, or the one byte that starts
-             * nothing. */
-            r.error_length = need == 0 ? 1 : matched;
-            r.truncated = need != 0 && i + matched == n;
-            return r;
-        }
-        i += need;
-    }
-    r.first_error = n;
-    return r;
-}
-
-/* The oracle's rendering of s[0..n) for utf8_replace (one U+FFFD per maximal
- * subpart) or utf8_escape (`\\`, `\x00`, `\xHH` for each byte of each maximal
- * subpart). Writes it to out (room for 4n bytes) and the end of each unit (a
- * whole character or one replacement/escape) to ends (room for n); returns the
- * number of units. */
-static size_t render_reference(const unsigned char *s, size_t n, int escape, unsigned char *out,
-                               size_t *ends)
-{
-    static const char digits[] = "0123456789ABCDEF";
-    size_t i = 0, w = 0, units = 0, k;
-    while (i < n) {
-        size_t need, matched = grammar_at(s + i, n - i, &need);
-        size_t subpart = need == 0 ? 1 : matched;
-        if (need != 0 && matched == need) {
-            if (escape && s[i] == '\\') {
-                memcpy(out + w, "\\\\", 2);
-                w += 2;
-            } else if (escape && s[i] == 0) {
-                memcpy(out + w, "\\x00", 4);
-                w += 4;
-            } else {
-                memcpy(out + w, s + i, need);
-                w += need;
-            }
-            ends[units++] = w;
-            i += need;
-            continue;
-        }
-        if (escape) {
-            for (k = 0; k < subpart; k++) {
-                out[w++] = '\\';
-                out[w++] = 'x';
-                out[w++] = (unsigned char)digits[s[i + k] >> 4];
-                out[w++] = (unsigned char)digits[s[i + k] & 15];
-                ends[units++] = w;
-            }
-        } else {
-            memcpy(out + w, "\xEF\xBF\xBD", 3);
-            w += 3;
-            ends[units++] = w;
-        }
-        i += subpart;
-    }
-    return units;
-}
 
 /* ---------------------------------------------------------------------------------
  * The case being run, for the signal handler (async-signal-safe: write() only).
@@ -181,10 +62,10 @@ static void on_fault(int sig)
  * checks it against the reference. Add new functions here.
  */
 
-typedef void (*probe_fn)(const char *buf, size_t len, const struct expected *want);
+typedef void (*probe_fn)(const char *buf, size_t len, const struct rfc3629_result *want);
 
 /* The state a whole input must end in: START, ERROR, or (truncated) neither. */
-static bool chunk_state_ok(utf8_state got, const struct expected *want)
+static bool chunk_state_ok(utf8_state got, const struct rfc3629_result *want)
 {
     if (want->valid) {
         return got == UTF8_STATE_START;
@@ -195,21 +76,21 @@ static bool chunk_state_ok(utf8_state got, const struct expected *want)
     return got == UTF8_STATE_ERROR;
 }
 
-static void probe_validate(const char *buf, size_t len, const struct expected *want)
+static void probe_validate(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     bool got = utf8_validate(buf, len);
     CHECK(got == want->valid, "%s: utf8_validate = %d, reference %d", current_case, got,
           want->valid);
 }
 
-static void probe_first_error(const char *buf, size_t len, const struct expected *want)
+static void probe_first_error(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     size_t got = utf8_first_error(buf, len);
-    CHECK(got == want->first_error, "%s: utf8_first_error = %zu, reference %zu", current_case,
-          got, want->first_error);
+    CHECK(got == want->offset, "%s: utf8_first_error = %zu, reference %zu", current_case,
+          got, want->offset);
 }
 
-static void probe_chunk_whole(const char *buf, size_t len, const struct expected *want)
+static void probe_chunk_whole(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     utf8_state got = utf8_validate_chunk(UTF8_STATE_START, buf, len);
     CHECK(chunk_state_ok(got, want), "%s: utf8_validate_chunk(START) = %s (valid %d, truncated %d)",
@@ -217,7 +98,7 @@ static void probe_chunk_whole(const char *buf, size_t len, const struct expected
 }
 
 /* Two pieces, so that each edge of the buffer is also the edge of a piece. */
-static void probe_chunk_split(const char *buf, size_t len, const struct expected *want)
+static void probe_chunk_split(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     size_t cuts[3];
     size_t i;
@@ -235,7 +116,7 @@ static void probe_chunk_split(const char *buf, size_t len, const struct expected
 
 /* utf8_check with and without err: the offset and maximal-subpart length from the
  * reference; the kind is TRUNCATED exactly when the input ends inside a UTF8-char. */
-static void probe_check(const char *buf, size_t len, const struct expected *want)
+static void probe_check(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     utf8_error err;
     bool got;
@@ -243,9 +124,9 @@ static void probe_check(const char *buf, size_t len, const struct expected *want
     got = utf8_check(buf, len, &err);
     CHECK(got == want->valid, "%s: utf8_check = %d, reference %d", current_case, got,
           want->valid);
-    CHECK(err.offset == want->first_error && err.length == want->error_length,
+    CHECK(err.offset == want->offset && err.length == want->length,
           "%s: utf8_check error {offset %zu, length %zu}, reference {%zu, %zu}", current_case,
-          err.offset, err.length, want->first_error, want->error_length);
+          err.offset, err.length, want->offset, want->length);
     CHECK(want->valid ? err.kind == UTF8_ERROR_NONE
                       : (err.kind == UTF8_ERROR_TRUNCATED) == want->truncated &&
                             err.kind != UTF8_ERROR_NONE,
@@ -258,7 +139,7 @@ static void probe_check(const char *buf, size_t len, const struct expected *want
 
 /* C-string probes: buf[len] is the NUL, and it is the last byte before the high guard
  * page (or buf[0] is the first byte after the low one); see run_case. */
-static void probe_validate_cstr(const char *buf, size_t len, const struct expected *want)
+static void probe_validate_cstr(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     bool got = utf8_validate_cstr(buf);
     (void)len;
@@ -266,17 +147,17 @@ static void probe_validate_cstr(const char *buf, size_t len, const struct expect
           want->valid);
 }
 
-static void probe_first_error_cstr(const char *buf, size_t len, const struct expected *want)
+static void probe_first_error_cstr(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     size_t got = utf8_first_error_cstr(buf);
     (void)len;
-    CHECK(got == want->first_error, "%s: utf8_first_error_cstr = %zu, reference %zu",
-          current_case, got, want->first_error);
+    CHECK(got == want->offset, "%s: utf8_first_error_cstr = %zu, reference %zu",
+          current_case, got, want->offset);
 }
 
 /* utf8_stream fed buf[0..cut) and buf[cut..len) (cut == len: the whole buffer in one
  * piece), then finished: the same offset and maximal subpart as utf8_check. */
-static void stream_case(const char *buf, size_t len, size_t cut, const struct expected *want)
+static void stream_case(const char *buf, size_t len, size_t cut, const struct rfc3629_result *want)
 {
     utf8_stream s;
     utf8_error err;
@@ -290,20 +171,20 @@ static void stream_case(const char *buf, size_t len, size_t cut, const struct ex
           fed, want->valid, want->truncated);
     memset(&err, 0xA5, sizeof err);
     got = utf8_stream_finish(&s, &err);
-    CHECK(got == want->valid && err.offset == want->first_error &&
-              err.length == want->error_length,
+    CHECK(got == want->valid && err.offset == want->offset &&
+              err.length == want->length,
           "%s: cut at %zu: utf8_stream_finish = %d {offset %zu, length %zu}, reference %d "
           "{%zu, %zu}",
-          current_case, cut, got, err.offset, err.length, want->valid, want->first_error,
-          want->error_length);
+          current_case, cut, got, err.offset, err.length, want->valid, want->offset,
+          want->length);
 }
 
-static void probe_stream_whole(const char *buf, size_t len, const struct expected *want)
+static void probe_stream_whole(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     stream_case(buf, len, len, want);
 }
 
-static void probe_stream_split(const char *buf, size_t len, const struct expected *want)
+static void probe_stream_split(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     stream_case(buf, len, len / 2, want);
     if (len > 0) {
@@ -325,8 +206,7 @@ typedef size_t (*render_fn)(const char *, size_t, char *, size_t);
 static void render_case(const char *name, render_fn render, int escape, const char *buf,
                         size_t len)
 {
-    size_t units = render_reference((const unsigned char *)buf, len, escape, want_render,
-                                     want_ends);
+    size_t units = rfc3629_render((const unsigned char *)buf, len, escape, want_render, want_ends);
     size_t total = units ? want_ends[units - 1] : 0;
     size_t caps[4];
     size_t got, k;
@@ -358,13 +238,13 @@ static void render_case(const char *name, render_fn render, int escape, const ch
     }
 }
 
-static void probe_escape(const char *buf, size_t len, const struct expected *want)
+static void probe_escape(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     (void)want;
     render_case("utf8_escape", utf8_escape, 1, buf, len);
 }
 
-static void probe_replace(const char *buf, size_t len, const struct expected *want)
+static void probe_replace(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     (void)want;
     render_case("utf8_replace", utf8_replace, 0, buf, len);
@@ -373,7 +253,7 @@ static void probe_replace(const char *buf, size_t len, const struct expected *wa
 /* The assertion functions abort (or log) on ill-formed input: called on valid input
  * only. A read outside the buffer still faults; a wrong verdict aborts, which
  * tests/c_suite.rs reports as death by SIGABRT. */
-static void probe_assert_valid(const char *buf, size_t len, const struct expected *want)
+static void probe_assert_valid(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     if (want->valid) {
         utf8_assert_valid(buf, len, "buf", __FILE__, __LINE__, __func__);
@@ -381,7 +261,7 @@ static void probe_assert_valid(const char *buf, size_t len, const struct expecte
     }
 }
 
-static void probe_assert_valid_cstr(const char *buf, size_t len, const struct expected *want)
+static void probe_assert_valid_cstr(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     (void)len;
     if (want->valid) {
@@ -390,7 +270,7 @@ static void probe_assert_valid_cstr(const char *buf, size_t len, const struct ex
     }
 }
 
-static void probe_check_or_log(const char *buf, size_t len, const struct expected *want)
+static void probe_check_or_log(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     if (want->valid) {
         bool got = utf8_check_or_log(buf, len, "buf", __FILE__, __LINE__, __func__);
@@ -587,7 +467,7 @@ static void check_guards_fault(void)
 
 /* Fills the input at buf (and, for C strings, the NUL after it), with continuation
  * bytes as poison around it within the readable pages; returns the reference. */
-static struct expected place(unsigned char *buf, size_t len, size_t content, int cstr)
+static struct rfc3629_result place(unsigned char *buf, size_t len, size_t content, int cstr)
 {
     const size_t margin = 64;
     size_t size = len + (cstr ? 1 : 0);
@@ -598,7 +478,7 @@ static struct expected place(unsigned char *buf, size_t len, size_t content, int
     if (cstr) {
         buf[len] = '\0';
     }
-    return reference(buf, len);
+    return rfc3629_check(buf, len);
 }
 
 static void run_case(size_t len, size_t content, int at_end)
@@ -607,8 +487,8 @@ static void run_case(size_t len, size_t content, int at_end)
      * first. CSTR: the same for the string including its NUL. */
     unsigned char *buf = at_end ? high_guard - len : data;
     unsigned char *cbuf = at_end ? high_guard - len - 1 : data;
-    struct expected want = place(buf, len, content, 0);
-    struct expected cwant;
+    struct rfc3629_result want = place(buf, len, content, 0);
+    struct rfc3629_result cwant;
     size_t p;
 
     for (p = 0; p < COUNT(API_PROBES); p++) {

@@ -1,7 +1,8 @@
 /*
  * fuzz_c_api.c: a libFuzzer harness for the C ABI of libutf8validate, differential
- * against an independent oracle: the RFC 3629 section 4 grammar, written out below
- * by hand (no code shared with the library or the Rust tests).
+ * against an independent oracle: the RFC 3629 section 4 grammar, written out by hand
+ * in c-tests/oracle.h (no code shared with the library or the Rust tests; the same
+ * oracle as guard_pages.c).
  *
  * For every input it checks, through include/utf8validate.h:
  * - utf8_validate, utf8_first_error, and utf8_check (offset, maximal-subpart length
@@ -24,7 +25,8 @@
  *
  * Built by .ci/fuzz.sh:
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
- *     -I include c-tests/fuzz/fuzz_c_api.c <libutf8validate.a> -lpthread -ldl -lm
+ *     -I include -I c-tests c-tests/fuzz/fuzz_c_api.c <libutf8validate.a> \
+ *     -lpthread -ldl -lm
  * with the static library built by cargo with AddressSanitizer and libFuzzer's
  * coverage instrumentation (see the script), so the fuzzer is guided by the
  * library's branches and ASan sees the library's own loads.
@@ -36,60 +38,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "oracle.h"
 #include "utf8validate.h"
 
-/* ---- The oracle: RFC 3629 section 4, UTF8-octets ------------------------------
+/* ---- The expected answers ------------------------------------------------------
  *
- *   UTF8-1    = %x00-7F
- *   UTF8-2    = %xC2-DF UTF8-tail
- *   UTF8-3    = %xE0 %xA0-BF UTF8-tail / %xE1-EC 2( UTF8-tail ) /
- *               %xED %x80-9F UTF8-tail / %xEE-EF 2( UTF8-tail )
- *   UTF8-4    = %xF0 %x90-BF 2( UTF8-tail ) / %xF1-F3 3( UTF8-tail ) /
- *               %xF4 %x80-8F 2( UTF8-tail )
- *   UTF8-tail = %x80-BF
+ * The grammar's verdict (valid, offset, maximal subpart) comes from oracle.h, the RFC
+ * 3629 section 4 grammar. Added here, from the header's documentation and the draft:
+ * the error kind, and the draft's state after all the bytes.
  */
-
-/* What the grammar says about the bytes at one position. */
-typedef struct {
-    size_t need;    /* length of the character the lead byte starts; 0: no character */
-    size_t matched; /* bytes that follow the grammar from the lead (>= 1 if need) */
-    unsigned char lo, hi; /* allowed range of the second byte */
-} oracle_char;
-
-static oracle_char oracle_at(const unsigned char *s, size_t n) {
-    oracle_char c = {0, 0, 0x80, 0xBF};
-    unsigned char b = s[0];
-    if (b <= 0x7F) {
-        c.need = 1;
-    } else if (b >= 0xC2 && b <= 0xDF) {
-        c.need = 2;
-    } else if (b == 0xE0) {
-        c.need = 3, c.lo = 0xA0;
-    } else if ((b >= 0xE1 && b <= 0xEC) || b == 0xEE || b == 0xEF) {
-        c.need = 3;
-    } else if (b == 0xED) {
-        c.need = 3, c.hi = 0x9F;
-    } else if (b == 0xF0) {
-        c.need = 4, c.lo = 0x90;
-    } else if (b >= 0xF1 && b <= 0xF3) {
-        c.need = 4;
-    } else if (b == 0xF4) {
-        c.need = 4, c.hi = 0x8F;
-    } else {
-        return c; /* 80-BF, C0-C1, F5-FF start nothing */
-    }
-    c.matched = 1;
-    while (c.matched < c.need && c.matched < n) {
-        unsigned char t = s[c.matched];
-        unsigned char lo = c.matched == 1 ? c.lo : 0x80;
-        unsigned char hi = c.matched == 1 ? c.hi : 0xBF;
-        if (t < lo || t > hi) {
-            break;
-        }
-        c.matched++;
-    }
-    return c;
-}
 
 typedef struct {
     bool valid;
@@ -100,66 +57,56 @@ typedef struct {
 } oracle_result;
 
 static oracle_result oracle(const unsigned char *s, size_t n) {
-    oracle_result r = {true, n, 0, UTF8_ERROR_NONE, UTF8_STATE_START};
-    size_t i = 0;
-    while (i < n) {
-        oracle_char c = oracle_at(s + i, n - i);
-        if (c.need != 0 && c.matched == c.need) {
-            i += c.need;
-            continue;
-        }
-        r.valid = false;
-        r.offset = i;
-        unsigned char b = s[i];
-        if (c.need == 0) {
-            r.length = 1;
-            r.state = UTF8_STATE_ERROR;
-            if (b >= 0x80 && b <= 0xBF) {
-                r.kind = UTF8_ERROR_UNEXPECTED_CONTINUATION;
-            } else if (b == 0xC0 || b == 0xC1) {
-                r.kind = UTF8_ERROR_OVERLONG;
-            } else if (b >= 0xF5 && b <= 0xF7) {
-                r.kind = UTF8_ERROR_TOO_LARGE;
-            } else {
-                r.kind = UTF8_ERROR_INVALID_BYTE;
-            }
-        } else if (i + c.matched == n) {
-            /* Out of input inside a character: the draft's state says what is
-             * still expected (states C, D, F, G: the restricted second byte). */
-            r.length = c.matched;
-            r.kind = UTF8_ERROR_TRUNCATED;
-            size_t left = c.need - c.matched;
-            if (c.matched == 1 && b == 0xE0) {
-                r.state = UTF8_STATE_C;
-            } else if (c.matched == 1 && b == 0xED) {
-                r.state = UTF8_STATE_D;
-            } else if (c.matched == 1 && b == 0xF0) {
-                r.state = UTF8_STATE_F;
-            } else if (c.matched == 1 && b == 0xF4) {
-                r.state = UTF8_STATE_G;
-            } else if (left == 3) {
-                r.state = UTF8_STATE_E;
-            } else if (left == 2) {
-                r.state = UTF8_STATE_B;
-            } else {
-                r.state = UTF8_STATE_A;
-            }
-        } else {
-            r.length = c.matched;
-            r.state = UTF8_STATE_ERROR;
-            unsigned char t = s[i + c.matched];
-            bool tail = t >= 0x80 && t <= 0xBF;
-            if (c.matched == 1 && tail && (b == 0xE0 || b == 0xF0)) {
-                r.kind = UTF8_ERROR_OVERLONG;
-            } else if (c.matched == 1 && tail && b == 0xED) {
-                r.kind = UTF8_ERROR_SURROGATE;
-            } else if (c.matched == 1 && tail && b == 0xF4) {
-                r.kind = UTF8_ERROR_TOO_LARGE;
-            } else {
-                r.kind = UTF8_ERROR_MISSING_CONTINUATION;
-            }
-        }
+    struct rfc3629_result g = rfc3629_check(s, n);
+    oracle_result r = {g.valid, g.offset, g.length, UTF8_ERROR_NONE, UTF8_STATE_START};
+    if (g.valid) {
         return r;
+    }
+    unsigned char b = s[g.offset];
+    if (g.need == 0) {
+        r.state = UTF8_STATE_ERROR;
+        if (b >= 0x80 && b <= 0xBF) {
+            r.kind = UTF8_ERROR_UNEXPECTED_CONTINUATION;
+        } else if (b == 0xC0 || b == 0xC1) {
+            r.kind = UTF8_ERROR_OVERLONG;
+        } else if (b >= 0xF5 && b <= 0xF7) {
+            r.kind = UTF8_ERROR_TOO_LARGE;
+        } else {
+            r.kind = UTF8_ERROR_INVALID_BYTE;
+        }
+    } else if (g.truncated) {
+        /* Out of input inside a character: the draft's state says what is still
+         * expected (states C, D, F, G: the restricted second byte). */
+        r.kind = UTF8_ERROR_TRUNCATED;
+        size_t left = g.need - g.length;
+        if (g.length == 1 && b == 0xE0) {
+            r.state = UTF8_STATE_C;
+        } else if (g.length == 1 && b == 0xED) {
+            r.state = UTF8_STATE_D;
+        } else if (g.length == 1 && b == 0xF0) {
+            r.state = UTF8_STATE_F;
+        } else if (g.length == 1 && b == 0xF4) {
+            r.state = UTF8_STATE_G;
+        } else if (left == 3) {
+            r.state = UTF8_STATE_E;
+        } else if (left == 2) {
+            r.state = UTF8_STATE_B;
+        } else {
+            r.state = UTF8_STATE_A;
+        }
+    } else {
+        r.state = UTF8_STATE_ERROR;
+        unsigned char t = s[g.offset + g.length];
+        bool tail = t >= 0x80 && t <= 0xBF;
+        if (g.length == 1 && tail && (b == 0xE0 || b == 0xF0)) {
+            r.kind = UTF8_ERROR_OVERLONG;
+        } else if (g.length == 1 && tail && b == 0xED) {
+            r.kind = UTF8_ERROR_SURROGATE;
+        } else if (g.length == 1 && tail && b == 0xF4) {
+            r.kind = UTF8_ERROR_TOO_LARGE;
+        } else {
+            r.kind = UTF8_ERROR_MISSING_CONTINUATION;
+        }
     }
     return r;
 }
@@ -244,46 +191,6 @@ static void check_stream(const char *buf, size_t n, size_t cut, const oracle_res
     }
 }
 
-/* The rendering the oracle gives for s[0..n): replace (one U+FFFD per maximal
- * subpart) or escape (`\\`, `\x00`, `\xHH` per ill-formed byte). Writes into
- * `out` (at least 4n bytes) and the end of every unit into `ends` (at least n
- * entries); returns the number of units. */
-static size_t render_oracle(const unsigned char *s, size_t n, bool escape, unsigned char *out,
-                            size_t *ends) {
-    static const char digits[] = "0123456789ABCDEF";
-    size_t i = 0, w = 0, units = 0;
-    while (i < n) {
-        oracle_char c = oracle_at(s + i, n - i);
-        if (c.need != 0 && c.matched == c.need) {
-            if (escape && (s[i] == '\\' || s[i] == 0)) {
-                memcpy(out + w, s[i] ? "\\\\" : "\\x00", s[i] ? 2 : 4);
-                w += s[i] ? 2 : 4;
-            } else {
-                memcpy(out + w, s + i, c.need);
-                w += c.need;
-            }
-            ends[units++] = w;
-            i += c.need;
-            continue;
-        }
-        size_t subpart = c.matched ? c.matched : 1;
-        if (escape) {
-            for (size_t k = 0; k < subpart; k++) {
-                out[w++] = '\\', out[w++] = 'x';
-                out[w++] = (unsigned char)digits[s[i + k] >> 4];
-                out[w++] = (unsigned char)digits[s[i + k] & 15];
-                ends[units++] = w;
-            }
-        } else {
-            memcpy(out + w, "\xEF\xBF\xBD", 3);
-            w += 3;
-            ends[units++] = w;
-        }
-        i += subpart;
-    }
-    return units;
-}
-
 /* utf8_replace / utf8_escape into an exact-size heap buffer (ASan sees any write
  * past it) and into `small` bytes (a prefix of whole units, then the NUL). */
 static void check_render(const char *buf, size_t n, size_t small) {
@@ -294,7 +201,7 @@ static void check_render(const char *buf, size_t n, size_t small) {
         size_t (*render)(const char *, size_t, char *, size_t) =
             escape ? utf8_escape : utf8_replace;
         const char *name = escape ? "utf8_escape" : "utf8_replace";
-        size_t units = render_oracle((const unsigned char *)buf, n, escape, want, ends);
+        size_t units = rfc3629_render((const unsigned char *)buf, n, escape, want, ends);
         size_t total = units ? ends[units - 1] : 0;
         REQUIRE(render(buf, n, NULL, 0) == total, "%s: size query", name);
         size_t caps[2] = {total + 1, small % (total + 2)};
