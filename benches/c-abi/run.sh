@@ -169,5 +169,5 @@ step "runs took $((SECONDS - start)) s"
 if [ $smoke = 1 ]; then
   python3 "$repo/benches/c-abi/summarize.py" --smoke "$results"
 else
-  python3 "$repo/benches/c-abi/summarize.py" "$results"
+  python3 "$repo/benches/c-abi/summarize.py" "$results" | tee "$results/summary.md"
 fi
