@@ -58,6 +58,7 @@ need_tool pkg-config "apt-get install pkg-config"
 need_tool python3 "apt-get install python3"
 need_tool cargo "install Rust (https://rustup.rs)"
 need_tool ldd "apt-get install libc-bin"
+need_tool nm "apt-get install binutils"
 echo '#include <benchmark/benchmark.h>' | c++ -x c++ -E - >/dev/null 2>&1 ||
   fail "Google Benchmark's header benchmark/benchmark.h not found: apt-get install libbenchmark-dev"
 pkg-config --exists 'glib-2.0 >= 2.60' ||
