@@ -457,6 +457,36 @@ unsafe fn is_ascii<V: Vector>(p: *const u8, blocks: usize) -> bool {
     }
 }
 
+/// The offset of the first block at or after `at` that is not all ASCII, or the
+/// first offset past `at` with less than a whole block left. Runs of ASCII in text
+/// with scattered non-ASCII characters are short, so the first blocks are taken
+/// one at a time; a longer run goes on [`ASCII_RUN`] blocks at a time.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn skip_ascii<V: Vector>(bytes: &[u8], mut at: usize) -> usize {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY: every `is_ascii` reads `at..at + n * BLOCK`, inside `bytes` by the
+    // test before it; the caller guarantees the CPU feature.
+    unsafe {
+        for _ in 0..ASCII_RUN {
+            if at + BLOCK > len || !is_ascii::<V>(start.add(at), 1) {
+                return at;
+            }
+            at += BLOCK;
+        }
+        while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
+            at += ASCII_RUN * BLOCK;
+        }
+        while at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+            at += BLOCK;
+        }
+    }
+    at
+}
+
 /// True iff `bytes` ends inside a sequence: its last byte is a lead byte (C0-FF),
 /// the one before a 3- or 4-byte lead (E0-FF), or the one before that a 4-byte lead
 /// (F0-FF).
@@ -484,21 +514,28 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
         // SAFETY: the caller guarantees the CPU feature.
         return unsafe { check_long::<V>(bytes) };
     }
-    // SAFETY: the caller guarantees the CPU feature; `load_prefix` reads only
-    // `bytes`.
-    match unsafe { V::load_prefix(bytes) } {
-        // SAFETY: as above.
-        Some(this) => match unsafe { check_short(this) } {
-            // A whole vector has no zero after it: check its end here.
-            None if ends_inside_sequence(bytes) => Some(len),
-            result => result,
-        },
-        // SAFETY: as above, and `V::BYTES <= len`.
-        None if len >= V::BYTES => unsafe { check_vectors::<V>(bytes) },
-        // SAFETY: the CPU feature of `V` implies that of `V::Narrow`, and
-        // `Narrow::BYTES <= len`.
-        None if len >= V::Narrow::BYTES => unsafe { check_vectors::<V::Narrow>(bytes) },
-        None => crate::scalar::first_error(bytes),
+    type N1<V> = <V as Vector>::Narrow;
+    type N2<V> = <N1<V> as Vector>::Narrow;
+    // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
+    // implies those of its narrower vectors; each `check_vectors::<W>` is called
+    // with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
+    unsafe {
+        if len >= V::BYTES {
+            check_vectors::<V>(bytes)
+        } else if len >= N1::<V>::BYTES {
+            check_vectors::<N1<V>>(bytes)
+        } else if len >= N2::<V>::BYTES {
+            check_vectors::<N2<V>>(bytes)
+        } else if let Some(this) = V::load_prefix(bytes) {
+            // Shorter than the narrowest vector, loaded zero-padded (AVX-512).
+            match check_short(this) {
+                // A whole vector has no zero after it: check its end here.
+                None if ends_inside_sequence(bytes) => Some(len),
+                result => result,
+            }
+        } else {
+            crate::scalar::first_error(bytes)
+        }
     }
 }
 
@@ -530,14 +567,7 @@ unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
         let mut at = 0;
         // In bounds: BLOCK < len.
         if is_ascii::<V>(start, 1) {
-            at = aligned(0);
-            // In bounds: at + ASCII_RUN * BLOCK <= len, then at + BLOCK <= len.
-            while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
-                at += ASCII_RUN * BLOCK;
-            }
-            while at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
-                at += BLOCK;
-            }
+            at = skip_ascii::<V>(bytes, aligned(0));
             // In bounds: BLOCK < len.
             if at + BLOCK > len && is_ascii::<V>(start.add(len - BLOCK), 1) {
                 return None;
@@ -570,12 +600,7 @@ unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
                     return Some(at);
                 }
                 after_non_ascii = false;
-                at += BLOCK;
-                // Skip the ASCII blocks that follow, four at a time.
-                // In bounds: at + ASCII_RUN * BLOCK <= len.
-                while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
-                    at += ASCII_RUN * BLOCK;
-                }
+                at = skip_ascii::<V>(bytes, at + BLOCK);
                 continue;
             }
             // A run of up to GROUP non-ASCII blocks, cut short by an ASCII block or

@@ -16,7 +16,7 @@ pub(crate) struct V64(__m512i);
 
 impl Vector for V64 {
     const BYTES: usize = 64;
-    type Narrow = Self;
+    type Narrow = super::avx2::V32;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
