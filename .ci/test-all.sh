@@ -35,6 +35,9 @@ step "C suite (release)" cargo test --release --test c_suite
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
 step "packaging and consumers" bash .ci/packaging-tests.sh
+# The independent C ABI benchmark builds against the installed static library, and
+# every contender gives each input's known answer (timings not read here).
+step "C ABI benchmark (smoke)" bash .ci/c-abi-bench-smoke.sh
 # The NEON back end (and every suite) for aarch64 under qemu.
 step "aarch64 under qemu" bash .ci/aarch64-tests.sh
 # Bounded coverage-guided differential fuzzing (Rust API and C ABI).
