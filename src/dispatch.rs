@@ -55,6 +55,39 @@ type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
 /// Inputs up to this long are first tried as all-ASCII, inline: one SIMD block.
 const SHORT: usize = simd::BLOCK;
 
+/// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the inline test
+/// that answers short ASCII input without calling a back end. From 16 bytes on it
+/// ORs two or four overlapping 16-byte loads (SSE2 is part of x86-64) and reads
+/// nothing outside `bytes`.
+#[inline(always)]
+fn short_ascii(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    if len > SHORT {
+        return false;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if len >= 16 {
+        use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+        let p = bytes.as_ptr();
+        // SAFETY: SSE2 is part of the x86-64 baseline. Each load reads 16 bytes at
+        // an offset in 0..=len - 16 (and 16 <= len - 16 when len > 32), so inside
+        // `bytes`; `loadu` needs no alignment.
+        return unsafe {
+            let load = |at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
+            let first = load(0);
+            if _mm_movemask_epi8(first) != 0 {
+                return false;
+            }
+            let mut any = _mm_or_si128(first, load(len - 16));
+            if len > 32 {
+                any = _mm_or_si128(any, _mm_or_si128(load(16), load(len - 32)));
+            }
+            _mm_movemask_epi8(any) == 0
+        };
+    }
+    bytes.is_ascii()
+}
+
 /// One back end: its name for tests and reports, whether this CPU can run it, and
 /// its check.
 struct Implementation {
@@ -200,7 +233,7 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 /// `check` must return a check that this CPU supports.
 #[inline(always)]
 unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
-    if bytes.len() <= SHORT && bytes.is_ascii() {
+    if short_ascii(bytes) {
         return true;
     }
     // SAFETY: the caller guarantees the check runs on this CPU.
@@ -213,7 +246,7 @@ unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
 /// `check` must return a check that this CPU supports.
 #[inline(always)]
 unsafe fn first_error_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> Option<usize> {
-    if bytes.len() <= SHORT && bytes.is_ascii() {
+    if short_ascii(bytes) {
         return None;
     }
     // SAFETY: the caller guarantees the check runs on this CPU.

@@ -508,12 +508,14 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 /// The CPU feature of `V` must be present. Call it only from a function compiled
 /// with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
-    let len = bytes.len();
-    if len > BLOCK {
-        // SAFETY: the caller guarantees the CPU feature.
-        return unsafe { check_long::<V>(bytes) };
+pub(crate) unsafe fn check<V: Vector>(
+    bytes: &[u8],
+    long: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    if bytes.len() > BLOCK {
+        return long(bytes);
     }
+    let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;
     // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
@@ -539,12 +541,16 @@ pub(crate) unsafe fn check<V: Vector>(bytes: &[u8]) -> Option<usize> {
     }
 }
 
-/// [`check`] for inputs longer than one block.
+/// [`check`] for inputs longer than one block. Each back end compiles it into a
+/// function of its own that [`check`] calls (`long`), so that short inputs do not
+/// pay for its set-up (saved registers, constants).
 ///
 /// # Safety
-/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
 #[inline(always)]
-unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
+pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY (for the whole body): the caller guarantees the CPU feature. Every

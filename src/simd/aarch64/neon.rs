@@ -105,5 +105,17 @@ pub(crate) fn available() -> bool {
 pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: this function is only called with NEON present, and is compiled with
     // it, so the generic body is inlined here with NEON enabled.
-    unsafe { simd::check::<V16>(bytes) }
+    // (`check_long` needs the same feature, present by the same contract.)
+    unsafe { simd::check::<V16>(bytes, |bytes| check_long(bytes)) }
+}
+
+/// [`simd::check_long`] with NEON, out of line.
+///
+/// # Safety
+/// As for [`check`].
+#[target_feature(enable = "neon")]
+#[inline(never)]
+unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: as in `check`.
+    unsafe { simd::check_long::<V16>(bytes) }
 }

@@ -147,5 +147,17 @@ pub(crate) fn available() -> bool {
 pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: this function is only called with AVX-512F/BW/VBMI present, and is
     // compiled with them, so the generic body is inlined here with them enabled.
-    unsafe { simd::check::<V64>(bytes) }
+    // (`check_long` needs the same feature, present by the same contract.)
+    unsafe { simd::check::<V64>(bytes, |bytes| check_long(bytes)) }
+}
+
+/// [`simd::check_long`] with AVX-512, out of line.
+///
+/// # Safety
+/// As for [`check`].
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+#[inline(never)]
+unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: as in `check`.
+    unsafe { simd::check_long::<V64>(bytes) }
 }

@@ -111,5 +111,17 @@ pub(crate) fn available() -> bool {
 pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: this function is only called with SSSE3 present, and is compiled with
     // it, so the generic body is inlined here with SSSE3 enabled.
-    unsafe { simd::check::<V16>(bytes) }
+    // (`check_long` needs the same feature, present by the same contract.)
+    unsafe { simd::check::<V16>(bytes, |bytes| check_long(bytes)) }
+}
+
+/// [`simd::check_long`] with SSSE3, out of line.
+///
+/// # Safety
+/// As for [`check`].
+#[target_feature(enable = "ssse3")]
+#[inline(never)]
+unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
+    // SAFETY: as in `check`.
+    unsafe { simd::check_long::<V16>(bytes) }
 }
