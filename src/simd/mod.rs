@@ -612,7 +612,9 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
             // A run of up to GROUP non-ASCII blocks, cut short by an ASCII block or
             // the end, then one test of the gathered error lanes (testing them per
             // block costs a few percent). An error is reported at the start of the
-            // run, and `locate` finds it within the run.
+            // run, and `locate` finds it within the run. Keep this loop's shape:
+            // variants with a block counter, or stepping a pointer, made LLVM keep
+            // three or four induction variables and ran 3-10% slower (BENCHMARKS.md).
             let run = at;
             let last = at + (GROUP - 1) * BLOCK;
             loop {
