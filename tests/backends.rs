@@ -583,3 +583,50 @@ fn runs_of_ascii_and_multibyte_text() {
         }
     }
 }
+
+/// No byte outside the input changes an answer: every input is surrounded by 64
+/// bytes of each poison (lead bytes that would demand continuation bytes, a
+/// continuation byte, NUL), at every start alignment, in inputs short and long
+/// enough for every path (the first block, the aligned blocks from 1 KiB, the tail).
+/// A read before or after the slice that fed the checks would flip a verdict here
+/// (found by the C fuzz harness: a block read 2 bytes before inputs that start
+/// 62-63 bytes past a 64-byte boundary).
+#[test]
+fn bytes_outside_the_input_never_matter() {
+    let backends = all();
+    let text = multibyte_text(2700);
+    let mut valid = text[..2700].to_vec();
+    while std::str::from_utf8(&valid).is_err() {
+        valid.pop();
+    }
+    let mut store = vec![0u8; 64 + 64 + 2700 + 64];
+    for len in [
+        16, 31, 33, 63, 64, 65, 66, 67, 100, 128, 129, 1023, 1024, 1025, 1100, 2600,
+    ] {
+        // On a character boundary, so that the slice itself is well-formed; then
+        // the same with an error at its start, middle and end.
+        let mut len = len.min(valid.len());
+        while len < valid.len() && (valid[len] as i8) < -0x40 {
+            len -= 1;
+        }
+        let mut inputs = vec![valid[..len].to_vec()];
+        for at in [0, len / 2, len - 1] {
+            let mut bad = valid[..len].to_vec();
+            bad[at] = 0xFF;
+            inputs.push(bad);
+        }
+        for input in &inputs {
+            for poison in [0xE0u8, 0xF0, 0xF4, 0x80, 0xC3, 0x00] {
+                for shift in 0..64 {
+                    let begin = 64 + shift;
+                    store.fill(poison);
+                    store[begin..begin + len].copy_from_slice(input);
+                    let bytes = &store[begin..begin + len];
+                    for backend in &backends {
+                        assert_backend(backend, bytes);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -563,17 +563,17 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
         // twice as much); the second block may then overlap the first by up to 63
         // bytes, which are checked twice. No byte is skipped. In shorter inputs the
         // overlap would cost more than the straddling loads save.
-        let aligned = |at: usize| {
-            if len >= ALIGN_FROM {
-                next_block(start, at)
-            } else {
-                at + BLOCK
-            }
+        // The block after the first: aligned in long inputs, unless the aligned
+        // address is 1 or 2 bytes into the input, where the three bytes before the
+        // block would start before the input.
+        let second = match next_block(start, 0) {
+            aligned if len >= ALIGN_FROM && aligned >= 3 => aligned,
+            _ => BLOCK,
         };
         let mut at = 0;
         // In bounds: BLOCK < len.
         if is_ascii::<V>(start, 1) {
-            at = skip_ascii::<V>(bytes, aligned(0));
+            at = skip_ascii::<V>(bytes, second);
             // In bounds: BLOCK < len.
             if at + BLOCK > len && is_ascii::<V>(start.add(len - BLOCK), 1) {
                 return None;
@@ -591,7 +591,7 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
                 return Some(0);
             }
             after_non_ascii = true;
-            at = aligned(0);
+            at = second;
         }
 
         // Whole blocks. Before `at` every check has passed, except within a run of
@@ -618,7 +618,7 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
             let run = at;
             let last = at + (GROUP - 1) * BLOCK;
             loop {
-                // In bounds: at >= BLOCK > 3 and at + BLOCK <= len.
+                // In bounds: at >= 3 (see `second`) and at + BLOCK <= len.
                 V::prefetch(start.wrapping_add(at + PREFETCH_DISTANCE));
                 error = error.or(block_errors(&k, start.add(at)));
                 at += BLOCK;
