@@ -140,6 +140,27 @@ const ILL_FORMED: &[&[u8]] = &[
     b"\xF0\x9F\x98\x80\x80",
 ];
 
+/// [`multibyte_text`] cut to at most `len` bytes, on a character boundary.
+fn valid_multibyte_text(len: usize) -> Vec<u8> {
+    let mut text = multibyte_text(len);
+    text.truncate(len);
+    while std::str::from_utf8(&text).is_err() {
+        text.pop();
+    }
+    text
+}
+
+/// `text` with `seq` written over it at `at` (cut short by the end of `text`), checked
+/// on every back end.
+fn assert_with_sequence_at(backends: &[Backend], text: &[u8], at: usize, seq: &[u8]) {
+    let mut bytes = text.to_vec();
+    let n = seq.len().min(bytes.len() - at);
+    bytes[at..at + n].copy_from_slice(&seq[..n]);
+    for backend in backends {
+        assert_backend(backend, &bytes);
+    }
+}
+
 fn multibyte_text(len: usize) -> Vec<u8> {
     let mut text = Vec::new();
     let mut i = 0;
@@ -475,22 +496,13 @@ fn chunk_continues_every_state() {
 #[test]
 fn long_inputs_with_one_error() {
     let backends = all();
-    let text = multibyte_text(20_000);
-    let mut text = text[..20_000].to_vec();
-    while std::str::from_utf8(&text).is_err() {
-        text.pop();
-    }
+    let text = valid_multibyte_text(20_000);
     for backend in &backends {
         assert_backend(backend, &text);
     }
     for at in (0..text.len()).step_by(997).chain([text.len() - 1]) {
         for seq in ILL_FORMED {
-            let mut bytes = text.clone();
-            let n = seq.len().min(bytes.len() - at);
-            bytes[at..at + n].copy_from_slice(&seq[..n]);
-            for backend in &backends {
-                assert_backend(backend, &bytes);
-            }
+            assert_with_sequence_at(&backends, &text, at, seq);
         }
     }
 }
@@ -501,11 +513,7 @@ fn long_inputs_with_one_error() {
 #[test]
 fn every_start_alignment() {
     let backends = all();
-    let text = multibyte_text(1100);
-    let mut text = text[..1100].to_vec();
-    while std::str::from_utf8(&text).is_err() {
-        text.pop();
-    }
+    let text = valid_multibyte_text(1100);
     let ascii: Vec<u8> = (0..1100u32).map(|i| b'a' + (i % 26) as u8).collect();
     let mut store = vec![0u8; 1200];
     for host in [&text, &ascii] {
@@ -574,12 +582,7 @@ fn runs_of_ascii_and_multibyte_text() {
         b"\xF0\x9F\x98\x41",
     ] {
         for at in (0..text.len()).step_by(3) {
-            let mut bytes = text.clone();
-            let n = seq.len().min(bytes.len() - at);
-            bytes[at..at + n].copy_from_slice(&seq[..n]);
-            for backend in &backends {
-                assert_backend(backend, &bytes);
-            }
+            assert_with_sequence_at(&backends, &text, at, seq);
         }
     }
 }
@@ -594,11 +597,7 @@ fn runs_of_ascii_and_multibyte_text() {
 #[test]
 fn bytes_outside_the_input_never_matter() {
     let backends = all();
-    let text = multibyte_text(2700);
-    let mut valid = text[..2700].to_vec();
-    while std::str::from_utf8(&valid).is_err() {
-        valid.pop();
-    }
+    let valid = valid_multibyte_text(2700);
     let mut store = vec![0u8; 64 + 64 + 2700 + 64];
     for len in [
         16, 31, 33, 63, 64, 65, 66, 67, 100, 128, 129, 1023, 1024, 1025, 1100, 2600,
