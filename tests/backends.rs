@@ -629,3 +629,74 @@ fn bytes_outside_the_input_never_matter() {
         }
     }
 }
+
+/// Whole characters of `chars` in turn, as many as fit in `len` bytes.
+fn text_of(chars: &[&str], len: usize) -> Vec<u8> {
+    let mut text = Vec::new();
+    for c in chars.iter().cycle() {
+        if text.len() + c.len() > len {
+            break;
+        }
+        text.extend_from_slice(c.as_bytes());
+    }
+    text
+}
+
+/// Blocks of text whose largest bytes are below E0 (1- and 2-byte characters) or
+/// below F0 (no 4-byte characters) take cheaper checks than the rest, chosen per
+/// block from its bytes and the three before it. Text of each width, and text that
+/// changes width inside a run of non-ASCII blocks, with every ill-formed sequence
+/// and a valid character of each width inserted at character boundaries around the
+/// first blocks: a lead byte that the choice overlooked turns a valid input into a
+/// rejected one, or an ill-formed one into an accepted one.
+#[test]
+fn text_of_each_width_and_changes_of_width() {
+    let backends = all();
+    let two = ["é", "\u{80}", "\u{7FF}", "ж", "ש", "ع"];
+    let three = ["€", "\u{800}", "\u{D7FF}", "\u{E000}", "\u{FFFF}", "中"];
+    let four = ["😀", "\u{10000}", "\u{10FFFF}"];
+    let mut changes = Vec::new();
+    for (chars, len) in [
+        (&two[..], 130),
+        (&three[..], 200),
+        (&four[..], 70),
+        (&two[..], 300),
+    ] {
+        changes.extend(text_of(chars, len));
+    }
+    changes.extend(text_of(&three, 200));
+    let texts = [
+        text_of(&two, 900),
+        text_of(&three, 900),
+        changes,
+        [
+            &b"abc"[..],
+            &text_of(&two, 300),
+            &[b'x'; 70],
+            &text_of(&three, 300),
+        ]
+        .concat(),
+    ];
+    let valid: [&[u8]; 5] = [
+        b"e",
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "\u{800}".as_bytes(),
+        "😀".as_bytes(),
+    ];
+    for text in &texts {
+        assert!(std::str::from_utf8(text).is_ok());
+        for backend in &backends {
+            assert_backend(backend, text);
+        }
+        let boundaries = (0..text.len().min(600)).filter(|&i| (text[i] as i8) >= -0x40);
+        for at in boundaries {
+            for seq in valid.iter().chain(ILL_FORMED) {
+                let bytes = [&text[..at], seq, &text[at..]].concat();
+                for backend in &backends {
+                    assert_backend(backend, &bytes);
+                }
+            }
+        }
+    }
+}

@@ -75,6 +75,11 @@ impl Vector for V16 {
         V16(unsafe { veorq_u8(self.0, other.0) })
     }
     #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: NEON is present (trait contract).
+        V16(unsafe { vmaxq_u8(self.0, other.0) })
+    }
+    #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: NEON is present (trait contract).
         V16(unsafe { vqsubq_u8(self.0, other.0) })

@@ -87,6 +87,11 @@ impl Vector for V32 {
         V32(unsafe { _mm256_xor_si256(self.0, other.0) })
     }
     #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: AVX2 is present (trait contract).
+        V32(unsafe { _mm256_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: AVX2 is present (trait contract).
         V32(unsafe { _mm256_subs_epu8(self.0, other.0) })

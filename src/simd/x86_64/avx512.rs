@@ -116,6 +116,11 @@ impl Vector for V64 {
         V64(unsafe { _mm512_xor_si512(self.0, other.0) })
     }
     #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: AVX-512BW is present (trait contract).
         V64(unsafe { _mm512_subs_epu8(self.0, other.0) })

@@ -82,6 +82,11 @@ impl Vector for V16 {
         V16(unsafe { _mm_xor_si128(self.0, other.0) })
     }
     #[inline(always)]
+    unsafe fn max(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {
         // SAFETY: SSE2 is part of x86-64.
         V16(unsafe { _mm_subs_epu8(self.0, other.0) })
