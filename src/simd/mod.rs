@@ -10,10 +10,10 @@
 //!    by a continuation byte, a continuation byte after ASCII, an overlong form, a
 //!    surrogate, a value above U+10FFFF) is a product of three nibble sets: the high
 //!    nibble of the previous byte, its low nibble, and the high nibble of this byte.
-//!    Each kind of ill-formed pair gets one bit ([`PAIR_RULES`]); three 16-entry
-//!    tables map each nibble to the set of kinds it can take part in, and the AND of
-//!    the three lookups is the set of kinds the pair actually is. One byte-shuffle
-//!    instruction does 16 or 32 lookups at once.
+//!    Each kind of ill-formed pair gets one bit ([`rules::PAIR_RULES`]); three
+//!    16-entry tables map each nibble to the set of kinds it can take part in, and
+//!    the AND of the three lookups is the set of kinds the pair actually is. One
+//!    byte-shuffle instruction does 16 or 32 lookups at once.
 //! 2. **Continuation counts.** A continuation byte after a continuation byte is
 //!    legal only as the third or fourth byte of a sequence, i.e. exactly when the
 //!    byte two back is a 3- or 4-byte lead (E0-FF) or the byte three back is a
@@ -40,14 +40,15 @@
 //! when an ASCII block follows it, and the cache line [`PREFETCH_DISTANCE`] ahead
 //! is requested in advance (measured: 9% faster on L2-resident text).
 //!
-//! Most text never uses the whole check. Step 2 only matters next to 3- and 4-byte
-//! leads, so each block is checked in the cheapest *tier* its bytes allow: no byte
-//! E0-FF in the block and the three bytes before it (Latin, Greek, Cyrillic,
-//! Hebrew, Arabic text) leaves the pair flags alone, 11 instructions per vector;
-//! no byte F0-FF (CJK, Indic) drops the 4-byte lead's part, 14; anything else
-//! takes all 16. The tier is read off the largest byte of the block (`max` of its
-//! vectors, which also answers the ASCII test), and only rises within a run of
-//! blocks, so text that needs the whole check pays one test per run for it.
+//! Most text never uses the whole check. Step 2 only matters next to 3- and
+//! 4-byte leads, so each block is checked in the cheapest *tier* its bytes allow
+//! ([`tiers`]): no byte E0-FF in the block and the three bytes before it (Latin,
+//! Greek, Cyrillic, Hebrew, Arabic text) leaves the pair flags alone, 11
+//! instructions per vector; no byte F0-FF (CJK, Indic) drops the 4-byte lead's
+//! part, 14; anything else takes all 16. The tier is read off the largest byte of
+//! the block (`max` of its vectors, which also answers the ASCII test), and only
+//! rises within a run of blocks, so text that needs the whole check pays one test
+//! per run for it.
 //!
 //! # Result
 //!
@@ -60,8 +61,16 @@
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+mod rules;
+mod tiers;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
+
+use rules::{errors, Constants};
+use tiers::{
+    block_errors, run_in_tier, tier_of, vector_errors, window_max, FULL, NO_FOUR_BYTE, PAIRS,
+    RUN_ENDED,
+};
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
@@ -212,223 +221,6 @@ pub(crate) trait Vector: Copy {
     unsafe fn any_nonzero(self) -> bool;
 }
 
-// ---------------------------------------------------------------------------------
-// The pair rules and the three nibble tables derived from them.
-// ---------------------------------------------------------------------------------
-
-/// A set of nibble values 0-15, as a bit set.
-type Nibbles = u16;
-
-/// The nibbles `lo..=hi`.
-const fn span(lo: u8, hi: u8) -> Nibbles {
-    let mut set = 0;
-    let mut n = lo;
-    while n <= hi {
-        set |= 1 << n;
-        n += 1;
-    }
-    set
-}
-
-const ANY: Nibbles = span(0x0, 0xF);
-/// High nibbles of ASCII bytes (00-7F).
-const ASCII: Nibbles = span(0x0, 0x7);
-/// High nibbles of continuation bytes (80-BF).
-const CONT: Nibbles = span(0x8, 0xB);
-/// High nibbles of lead bytes and of the never-used C0, C1, F5-FF (C0-FF).
-const LEAD: Nibbles = span(0xC, 0xF);
-
-/// One kind of ill-formed pair of adjacent bytes `(prev, this)`: the pairs whose
-/// `prev` high nibble, `prev` low nibble and `this` high nibble are in the three
-/// sets. `flag` is the kind's bit in the tables.
-#[derive(Clone, Copy)]
-pub(crate) struct PairRule {
-    flag: u8,
-    prev_high: Nibbles,
-    prev_low: Nibbles,
-    this_high: Nibbles,
-}
-
-/// Bit 7: two continuation bytes in a row. Not an error by itself (see step 2 of
-/// the algorithm); it must be bit 7 so that the byte-wise XOR with "needed here"
-/// (0x80 or 0) cancels it.
-const TWO_CONTINUATIONS: u8 = 0x80;
-
-/// Every kind of ill-formed pair (RFC 3629 §4; Unicode §3.9, Table 3-7).
-pub(crate) const PAIR_RULES: [PairRule; 8] = [
-    // A lead byte (or C0, C1, F5-FF) followed by ASCII or another lead: too short.
-    PairRule {
-        flag: 0x01,
-        prev_high: LEAD,
-        prev_low: ANY,
-        this_high: ASCII | LEAD,
-    },
-    // ASCII followed by a continuation byte: a stray continuation byte.
-    PairRule {
-        flag: 0x02,
-        prev_high: ASCII,
-        prev_low: ANY,
-        this_high: CONT,
-    },
-    // E0 80-9F: overlong 3-byte form (U+0000-U+07FF).
-    PairRule {
-        flag: 0x04,
-        prev_high: span(0xE, 0xE),
-        prev_low: span(0x0, 0x0),
-        this_high: span(0x8, 0x9),
-    },
-    // F4 90-BF and F5-FF 90-BF: above U+10FFFF.
-    PairRule {
-        flag: 0x08,
-        prev_high: span(0xF, 0xF),
-        prev_low: span(0x4, 0xF),
-        this_high: span(0x9, 0xB),
-    },
-    // ED A0-BF: UTF-16 surrogates (U+D800-U+DFFF).
-    PairRule {
-        flag: 0x10,
-        prev_high: span(0xE, 0xE),
-        prev_low: span(0xD, 0xD),
-        this_high: span(0xA, 0xB),
-    },
-    // C0, C1 with a continuation byte: overlong 2-byte form (U+0000-U+007F).
-    PairRule {
-        flag: 0x20,
-        prev_high: span(0xC, 0xC),
-        prev_low: span(0x0, 0x1),
-        this_high: CONT,
-    },
-    // F0 80-8F: overlong 4-byte form; F5-FF 80-8F: above U+10FFFF.
-    PairRule {
-        flag: 0x40,
-        prev_high: span(0xF, 0xF),
-        prev_low: span(0x0, 0x0) | span(0x5, 0xF),
-        this_high: span(0x8, 0x8),
-    },
-    // Two continuation bytes: checked against the lead two or three bytes back.
-    PairRule {
-        flag: TWO_CONTINUATIONS,
-        prev_high: CONT,
-        prev_low: ANY,
-        this_high: CONT,
-    },
-];
-
-/// Which of the three nibbles of a pair a table is indexed by.
-#[derive(Clone, Copy)]
-enum Nibble {
-    PrevHigh,
-    PrevLow,
-    ThisHigh,
-}
-
-/// `table[n]`: the flags of every rule whose set for `which` contains `n`.
-const fn build_table(which: Nibble) -> [u8; 16] {
-    let mut table = [0u8; 16];
-    let mut r = 0;
-    while r < PAIR_RULES.len() {
-        let rule = PAIR_RULES[r];
-        let set = match which {
-            Nibble::PrevHigh => rule.prev_high,
-            Nibble::PrevLow => rule.prev_low,
-            Nibble::ThisHigh => rule.this_high,
-        };
-        let mut n = 0;
-        while n < 16 {
-            if set & (1 << n) != 0 {
-                table[n] |= rule.flag;
-            }
-            n += 1;
-        }
-        r += 1;
-    }
-    table
-}
-
-/// Rules by the high nibble of the previous byte.
-pub(crate) static PREV_HIGH: [u8; 16] = build_table(Nibble::PrevHigh);
-/// Rules by the low nibble of the previous byte.
-pub(crate) static PREV_LOW: [u8; 16] = build_table(Nibble::PrevLow);
-/// Rules by the high nibble of this byte.
-pub(crate) static THIS_HIGH: [u8; 16] = build_table(Nibble::ThisHigh);
-
-/// The pair flags of `(prev, this)` as one lane of the vector code computes them.
-#[cfg(test)]
-fn pair_flags(prev: u8, this: u8) -> u8 {
-    PREV_HIGH[(prev >> 4) as usize]
-        & PREV_LOW[(prev & 0xF) as usize]
-        & THIS_HIGH[(this >> 4) as usize]
-}
-
-/// `x - (0xE0 - 0x80)` saturating has bit 7 set iff `x >= 0xE0` (the largest
-/// result, 0xFF - 0x60 = 0x9F, stays below 0x100): a 3- or 4-byte lead.
-const THIRD_BYTE_BIAS: u8 = 0xE0 - 0x80;
-/// Likewise, bit 7 of `x - (0xF0 - 0x80)` is set iff `x >= 0xF0`: a 4-byte lead.
-const FOURTH_BYTE_BIAS: u8 = 0xF0 - 0x80;
-
-/// The vectors of constants the loop uses, loaded once per call.
-#[derive(Clone, Copy)]
-struct Constants<V> {
-    prev_high: V,
-    prev_low: V,
-    this_high: V,
-    third_bias: V,
-    fourth_bias: V,
-    high_bit: V,
-}
-
-impl<V: Vector> Constants<V> {
-    /// # Safety
-    /// The CPU feature of `V` must be present.
-    #[inline(always)]
-    unsafe fn new() -> Self {
-        // SAFETY: the caller guarantees the CPU feature.
-        unsafe {
-            Constants {
-                prev_high: V::table(&PREV_HIGH),
-                prev_low: V::table(&PREV_LOW),
-                this_high: V::table(&THIS_HIGH),
-                third_bias: V::splat(THIRD_BYTE_BIAS),
-                fourth_bias: V::splat(FOURTH_BYTE_BIAS),
-                high_bit: V::splat(0x80),
-            }
-        }
-    }
-}
-
-/// The error lanes of `this`, given the vectors of the bytes 1, 2 and 3 positions
-/// earlier: non-zero exactly where a byte cannot follow the three before it.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn errors<V: Vector>(k: &Constants<V>, this: V, prev1: V, prev2: V, prev3: V) -> V {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        let flags = pair_flag_lanes(k, this, prev1);
-        let needs_continuation = prev2
-            .saturating_sub(k.third_bias)
-            .or(prev3.saturating_sub(k.fourth_bias))
-            .and(k.high_bit);
-        needs_continuation.xor(flags)
-    }
-}
-
-/// The pair flags ([`PAIR_RULES`]) of `this` and the bytes one position earlier.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn pair_flag_lanes<V: Vector>(k: &Constants<V>, this: V, prev1: V) -> V {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        prev1
-            .lookup_high(k.prev_high)
-            .and(prev1.lookup_low(k.prev_low))
-            .and(this.lookup_high(k.this_high))
-    }
-}
-
 /// [`check`] for an input of at most one vector, loaded zero-padded in `this`:
 /// the zeros after a shorter input are ASCII, so a sequence cut short by its end is
 /// caught like one cut short by ASCII (a full vector's end is the caller's to check).
@@ -465,22 +257,6 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
 fn next_block(start: *const u8, at: usize) -> usize {
     let end = (start as usize).wrapping_add(at + BLOCK);
     at + BLOCK - end % BLOCK
-}
-
-/// The lane-wise maximum of the vectors of the block at `p`.
-///
-/// # Safety
-/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn block_max<V: Vector>(p: *const u8) -> V {
-    // SAFETY: the loads cover `p..p + BLOCK`, readable by the contract.
-    unsafe {
-        let mut most = V::load(p);
-        for i in 1..BLOCK / V::BYTES {
-            most = most.max(V::load(p.add(i * V::BYTES)));
-        }
-        most
-    }
 }
 
 /// True iff the `blocks` blocks at `p` are all ASCII.
@@ -781,171 +557,6 @@ static INCOMPLETE_LIMITS: [u8; BLOCK] = {
     limits
 };
 
-/// The error lanes of the vector at `q` in `TIER` (see [`errors_in`]), reading
-/// the three bytes before it from memory.
-///
-/// # Safety
-/// `q - 3..q + BYTES` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, q: *const u8) -> V {
-    // SAFETY: the loads read within `q - 3..q + BYTES`, readable by the contract;
-    // the caller guarantees the CPU feature. A load whose value `TIER` does not use
-    // is never made.
-    unsafe {
-        errors_in::<V, TIER>(
-            k,
-            V::load(q),
-            V::load(q.sub(1)),
-            V::load(q.sub(2)),
-            V::load(q.sub(3)),
-        )
-    }
-}
-
-/// Tiers of the check, by the largest byte of a block and the three bytes before
-/// it: which leads the block can hold decides which parts of [`errors`] can ever
-/// be non-zero, and the cheaper tiers leave out the parts that cannot.
-///
-/// No byte E0-FF: no byte has to be the third or fourth of a sequence, so the
-/// pair flags are the whole answer (two continuation bytes in a row are then
-/// always an error).
-const PAIRS: u8 = 0;
-/// No byte F0-FF: no byte has to be the fourth of a sequence.
-const NO_FOUR_BYTE: u8 = 1;
-/// Any bytes: the whole check.
-const FULL: u8 = 2;
-/// Not a tier: the run of blocks has ended.
-const RUN_ENDED: u8 = 3;
-
-/// The tier of a block (and the three bytes before it) whose lane-wise maximum
-/// is `most`.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn tier_of<V: Vector>(k: &Constants<V>, most: V) -> u8 {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        if fits_tier::<V, PAIRS>(k, most) {
-            PAIRS
-        } else if fits_tier::<V, NO_FOUR_BYTE>(k, most) {
-            NO_FOUR_BYTE
-        } else {
-            FULL
-        }
-    }
-}
-
-/// True iff no lane of `most` holds a byte that `TIER` leaves out.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn fits_tier<V: Vector, const TIER: u8>(k: &Constants<V>, most: V) -> bool {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        match TIER {
-            // Bit 7 of `b - 0x60` (saturating) is set iff b >= 0xE0.
-            PAIRS => !most.saturating_sub(k.third_bias).any_high_bit(),
-            // Bit 7 of `b - 0x70` (saturating) is set iff b >= 0xF0.
-            NO_FOUR_BYTE => !most.saturating_sub(k.fourth_bias).any_high_bit(),
-            _ => true,
-        }
-    }
-}
-
-/// The lane-wise maximum of `q - 3..q + BLOCK`: the block at `q` and the three
-/// bytes before it, for [`tier_of`].
-///
-/// # Safety
-/// `q - 3..q + BLOCK` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn window_max<V: Vector>(q: *const u8) -> V {
-    // SAFETY: the loads read `q - 3 + i * BYTES..q - 3 + (i + 1) * BYTES` for
-    // `i < BLOCK / BYTES` and `q + BLOCK - BYTES..q + BLOCK`, all inside
-    // `q - 3..q + BLOCK`; the caller guarantees the CPU feature.
-    unsafe {
-        let from = q.sub(3);
-        let mut most = V::load(from);
-        for i in 1..BLOCK / V::BYTES {
-            most = most.max(V::load(from.add(i * V::BYTES)));
-        }
-        most.max(V::load(q.add(BLOCK - V::BYTES)))
-    }
-}
-
-/// Checks the non-ASCII blocks from `*at` in `TIER` into `error`, up to the
-/// block at `last`, the end of the whole blocks, or an ASCII block (then `None`),
-/// or up to a block that does not fit `TIER`: then `Some` of its lane-wise
-/// maximum, with `*at` at that block. The block at `*at` and the three bytes
-/// before it must fit `TIER`.
-///
-/// # Safety
-/// `*at >= 3` and `*at + BLOCK <= bytes.len()`; the CPU feature of `V` must be
-/// present.
-#[inline(always)]
-unsafe fn run_in_tier<V: Vector, const TIER: u8>(
-    k: &Constants<V>,
-    bytes: &[u8],
-    at: &mut usize,
-    last: usize,
-    error: &mut V,
-) -> Option<V> {
-    let len = bytes.len();
-    let start = bytes.as_ptr();
-    // SAFETY: `block_errors` reads `*at - 3..*at + BLOCK`, inside `bytes` by
-    // the contract and by the test before the next block; `block_max` reads
-    // `*at..*at + BLOCK` after that test; the caller guarantees the CPU feature.
-    unsafe {
-        loop {
-            V::prefetch(start.wrapping_add(*at + PREFETCH_DISTANCE));
-            *error = error.or(block_errors::<V, TIER>(k, start.add(*at)));
-            *at += BLOCK;
-            if *at > last || *at + BLOCK > len {
-                return None;
-            }
-            let most = block_max::<V>(start.add(*at));
-            if !most.any_high_bit() {
-                return None;
-            }
-            // The block before it fitted TIER, so its last three bytes do.
-            if !fits_tier::<V, TIER>(k, most) {
-                return Some(most);
-            }
-        }
-    }
-}
-
-/// The error lanes of `this` as [`errors`] computes them, for a vector whose
-/// bytes and the three before them fit `TIER`: the parts of the check that
-/// cannot be non-zero there are left out.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn errors_in<V: Vector, const TIER: u8>(
-    k: &Constants<V>,
-    this: V,
-    prev1: V,
-    prev2: V,
-    prev3: V,
-) -> V {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        match TIER {
-            // No 3- or 4-byte lead two or three back: "needs a continuation" is
-            // zero in every lane.
-            PAIRS => pair_flag_lanes(k, this, prev1),
-            // No 4-byte lead three back: its part of "needs" is zero.
-            NO_FOUR_BYTE => prev2
-                .saturating_sub(k.third_bias)
-                .and(k.high_bit)
-                .xor(pair_flag_lanes(k, this, prev1)),
-            _ => errors(k, this, prev1, prev2, prev3),
-        }
-    }
-}
-
 /// The error lanes of the first block of an input (at `p`, its start), taking the
 /// bytes before it as ASCII.
 ///
@@ -968,25 +579,6 @@ unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
                 this.prev3(prev),
             ));
             prev = this;
-        }
-        error
-    }
-}
-
-/// The error lanes of the block at `p` in `TIER` (see [`errors_in`]), reading the
-/// three bytes before each vector from memory.
-///
-/// # Safety
-/// `p - 3..p + BLOCK` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p: *const u8) -> V {
-    // SAFETY: each `vector_errors` reads within `q - 3..q + BYTES` for `q` in
-    // `p..p + BLOCK` (step BYTES), inside `p - 3..p + BLOCK`; the caller guarantees
-    // the CPU feature.
-    unsafe {
-        let mut error = V::splat(0);
-        for i in 0..BLOCK / V::BYTES {
-            error = error.or(vector_errors::<V, TIER>(k, p.add(i * V::BYTES)));
         }
         error
     }
@@ -1024,59 +616,6 @@ pub(crate) fn last_boundary(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state_machine::{byte_class, next_state, State};
-
-    /// The non-error states.
-    const LIVE: [State; 8] = [
-        State::Start,
-        State::A,
-        State::B,
-        State::C,
-        State::D,
-        State::E,
-        State::F,
-        State::G,
-    ];
-
-    /// The tables flag exactly the pairs the draft's machine rejects wherever they
-    /// occur, and bit 7 marks exactly the continuation-continuation pairs.
-    #[test]
-    fn pair_tables_agree_with_the_draft_machine() {
-        for prev in 0..=255u8 {
-            for this in 0..=255u8 {
-                let flags = pair_flags(prev, this);
-                let both_cont = is_continuation(prev) && is_continuation(this);
-                assert_eq!(
-                    flags & TWO_CONTINUATIONS != 0,
-                    both_cont,
-                    "{prev:02X} {this:02X}"
-                );
-                let possible = if byte_class(this) == 4 {
-                    // C0, C1, F5-FF are rejected when they become `prev`; here the
-                    // pair is only wrong if `prev` leaves the machine mid-sequence.
-                    LIVE.iter().any(|&s| next_state(s, prev) == State::Start)
-                } else {
-                    LIVE.iter().any(|&s| {
-                        let t = next_state(s, prev);
-                        t != State::Error && next_state(t, this) != State::Error
-                    })
-                };
-                assert_eq!(
-                    flags & !TWO_CONTINUATIONS == 0,
-                    possible,
-                    "{prev:02X} {this:02X}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn lead_biases_mark_exactly_the_needed_leads() {
-        for b in 0..=255u8 {
-            assert_eq!(b.saturating_sub(THIRD_BYTE_BIAS) & 0x80 != 0, b >= 0xE0);
-            assert_eq!(b.saturating_sub(FOURTH_BYTE_BIAS) & 0x80 != 0, b >= 0xF0);
-        }
-    }
 
     #[test]
     fn boundaries() {
