@@ -35,10 +35,11 @@
 //! to split nibbles, three lookups, two ANDs, four for the continuation count,
 //! one XOR and one OR into the gathered errors. Everything else is kept out of
 //! the loop: the three earlier bytes come from loads (the load ports are idle),
-//! the gathered error lanes are tested once per run of up to [`GROUP`] blocks
-//! rather than per block, whether a block ends inside a sequence is only asked
-//! when an ASCII block follows it, and the cache line [`PREFETCH_DISTANCE`] ahead
-//! is requested in advance (measured: 9% faster on L2-resident text).
+//! the gathered error lanes are tested once per group of up to [`GROUP`] blocks
+//! rather than per block (on an error, the group is checked again block by block
+//! to find the block), whether a block ends inside a sequence is only asked when
+//! an ASCII block follows it, and the cache line [`PREFETCH_DISTANCE`] ahead is
+//! requested in advance (measured: 9% faster on L2-resident text).
 //!
 //! Most text never uses the whole check. Step 2 only matters next to 3- and
 //! 4-byte leads, so each block is checked in the cheapest *tier* its bytes allow
@@ -47,8 +48,8 @@
 //! instructions per vector; no byte F0-FF (CJK, Indic) drops the 4-byte lead's
 //! part, 14; anything else takes all 16. The tier is read off the largest byte of
 //! the block (`max` of its vectors, which also answers the ASCII test), and only
-//! rises within a run of blocks, so text that needs the whole check pays one test
-//! per run for it.
+//! rises within a group of blocks, so text that needs the whole check pays one
+//! test per group for it.
 //!
 //! # Result
 //!
@@ -67,10 +68,7 @@ mod tiers;
 pub(crate) mod x86_64;
 
 use rules::{errors, Constants};
-use tiers::{
-    block_errors, run_in_tier, tier_of, vector_errors, window_max, FULL, NO_FOUR_BYTE, PAIRS,
-    RUN_ENDED,
-};
+use tiers::{block_errors, check_stretch, vector_errors, Stretch, FULL};
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
@@ -83,7 +81,7 @@ const ASCII_RUN: usize = 4;
 const ALIGN_FROM: usize = 16 * BLOCK;
 
 /// Non-ASCII blocks between tests of the gathered error lanes.
-const GROUP: usize = 8;
+const GROUP: usize = 16;
 
 /// How far ahead of the block being checked a run of non-ASCII blocks asks for
 /// the cache line to be fetched.
@@ -399,63 +397,33 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
         }
 
         let k = Constants::<V>::new();
-        // `after_non_ascii`: the block before `at` had non-ASCII bytes, so it may
-        // end inside a sequence.
-        let mut after_non_ascii = false;
         if at == 0 {
             // The first block, with the bytes before it taken as ASCII (the start
             // of the input is a character boundary).
             if first_block_errors(&k, start).any_nonzero() {
                 return Some(0);
             }
-            after_non_ascii = true;
             at = second;
-        }
-
-        // Whole blocks. Before `at` every check has passed, except within a run of
-        // non-ASCII blocks, whose error lanes gather in `error`.
-        let mut error = V::splat(0);
-        while at + BLOCK <= len {
             // In bounds: at + BLOCK <= len.
-            if is_ascii::<V>(start.add(at), 1) {
-                // An ASCII block is wrong only if the block before it ended inside a
-                // sequence.
-                if after_non_ascii && ends_inside_sequence(&bytes[..at]) {
+            if at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+                // An ASCII block is wrong only if the block before it ended inside
+                // a sequence.
+                if ends_inside_sequence(&bytes[..at]) {
                     return Some(at);
                 }
-                after_non_ascii = false;
                 at = skip_ascii::<V>(bytes, at + BLOCK);
-                continue;
             }
-            // A run of up to GROUP non-ASCII blocks, cut short by an ASCII block or
-            // the end, then one test of the gathered error lanes (testing them per
-            // block costs a few percent). An error is reported at the start of the
-            // run, and `locate` finds it within the run. The run starts in the
-            // cheapest tier its first block allows and moves up when a block needs
-            // more; separate loops per tier, not a branch per block between the
-            // checks, kept the 16-instruction loop as fast as before (BENCHMARKS.md).
-            let run = at;
-            let last = at + (GROUP - 1) * BLOCK;
-            let mut tier = tier_of(&k, window_max::<V>(start.add(at)));
-            if tier == PAIRS {
-                tier = match run_in_tier::<V, PAIRS>(&k, bytes, &mut at, last, &mut error) {
-                    Some(most) => tier_of(&k, most),
-                    None => RUN_ENDED,
-                };
+        }
+
+        // Whole blocks: stretches of non-ASCII blocks (`tiers::check_stretch`)
+        // and the runs of ASCII blocks between them. Before `at` every check has
+        // passed, and the block at `at`, if whole, is not all ASCII.
+        while at + BLOCK <= len {
+            match check_stretch(&k, bytes, &mut at) {
+                Stretch::BeforeAscii => at = skip_ascii::<V>(bytes, at + BLOCK),
+                Stretch::AtEnd => break,
+                Stretch::Error(block) => return Some(block),
             }
-            if tier == NO_FOUR_BYTE {
-                tier = match run_in_tier::<V, NO_FOUR_BYTE>(&k, bytes, &mut at, last, &mut error) {
-                    Some(_) => FULL,
-                    None => RUN_ENDED,
-                };
-            }
-            if tier == FULL {
-                run_in_tier::<V, FULL>(&k, bytes, &mut at, last, &mut error);
-            }
-            if error.any_nonzero() {
-                return Some(run);
-            }
-            after_non_ascii = true;
         }
 
         // The tail: the bytes after the last whole block (fewer than 64), checked as
@@ -536,12 +504,28 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
             }
         }
         // The input must not end inside a sequence. In bounds: BYTES <= len.
-        let end = V::load(p.add(len - V::BYTES)).saturating_sub(V::load(
+        error
+            .or(ends_inside_lanes(p.add(len - V::BYTES)))
+            .any_nonzero()
+            .then_some(0)
+    }
+}
+
+/// Non-zero lanes iff the `BYTES` bytes at `p` end inside a sequence (see
+/// [`INCOMPLETE_LIMITS`]).
+///
+/// # Safety
+/// `p..p + BYTES` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn ends_inside_lanes<V: Vector>(p: *const u8) -> V {
+    // SAFETY: `p..p + BYTES` is readable by the contract, and the table's last
+    // `BYTES <= BLOCK` bytes are inside it; the caller guarantees the CPU feature.
+    unsafe {
+        V::load(p).saturating_sub(V::load(
             INCOMPLETE_LIMITS
                 .as_ptr()
                 .add(INCOMPLETE_LIMITS.len() - V::BYTES),
-        ));
-        error.or(end).any_nonzero().then_some(0)
+        ))
     }
 }
 

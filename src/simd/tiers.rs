@@ -4,7 +4,7 @@
 //! checked here, each in the cheapest tier its blocks allow.
 
 use super::rules::{errors, pair_flag_lanes, Constants};
-use super::{Vector, BLOCK, PREFETCH_DISTANCE};
+use super::{ends_inside_lanes, Vector, BLOCK, GROUP, PREFETCH_DISTANCE};
 
 /// The error lanes of the vector at `q` in `TIER` (see [`errors_in`]), reading
 /// the three bytes before it from memory.
@@ -34,13 +34,11 @@ pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, 
 /// No byte E0-FF: no byte has to be the third or fourth of a sequence, so the
 /// pair flags are the whole answer (two continuation bytes in a row are then
 /// always an error).
-pub(super) const PAIRS: u8 = 0;
+const PAIRS: u8 = 0;
 /// No byte F0-FF: no byte has to be the fourth of a sequence.
-pub(super) const NO_FOUR_BYTE: u8 = 1;
+const NO_FOUR_BYTE: u8 = 1;
 /// Any bytes: the whole check.
 pub(super) const FULL: u8 = 2;
-/// Not a tier: the run of blocks has ended.
-pub(super) const RUN_ENDED: u8 = 3;
 
 /// The tier of a block (and the three bytes before it) whose lane-wise maximum
 /// is `most`.
@@ -48,7 +46,7 @@ pub(super) const RUN_ENDED: u8 = 3;
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn tier_of<V: Vector>(k: &Constants<V>, most: V) -> u8 {
+unsafe fn tier_of<V: Vector>(k: &Constants<V>, most: V) -> u8 {
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         if fits_tier::<V, PAIRS>(k, most) {
@@ -85,7 +83,7 @@ unsafe fn fits_tier<V: Vector, const TIER: u8>(k: &Constants<V>, most: V) -> boo
 /// # Safety
 /// `q - 3..q + BLOCK` must be readable; the CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn window_max<V: Vector>(q: *const u8) -> V {
+unsafe fn window_max<V: Vector>(q: *const u8) -> V {
     // SAFETY: the loads read `q - 3 + i * BYTES..q - 3 + (i + 1) * BYTES` for
     // `i < BLOCK / BYTES` and `q + BLOCK - BYTES..q + BLOCK`, all inside
     // `q - 3..q + BLOCK`; the caller guarantees the CPU feature.
@@ -99,23 +97,101 @@ pub(super) unsafe fn window_max<V: Vector>(q: *const u8) -> V {
     }
 }
 
-/// Checks the non-ASCII blocks from `*at` in `TIER` into `error`, up to the
-/// block at `last`, the end of the whole blocks, or an ASCII block (then `None`),
-/// or up to a block that does not fit `TIER`: then `Some` of its lane-wise
-/// maximum, with `*at` at that block. The block at `*at` and the three bytes
-/// before it must fit `TIER`.
+/// How a stretch of non-ASCII blocks ended ([`check_stretch`]).
+pub(super) enum Stretch {
+    /// Before an ASCII block, at `*at`.
+    BeforeAscii,
+    /// With less than a whole block left after `*at`.
+    AtEnd,
+    /// With an error in the block at this offset or in the bytes after it.
+    Error(usize),
+}
+
+/// Checks the non-ASCII blocks from `*at` up to an ASCII block or the end of
+/// the whole blocks, in groups of up to [`GROUP`] blocks. Each group starts in
+/// the cheapest tier its first block allows and moves up when a block needs
+/// more; then one test of the group's gathered error lanes (testing them per
+/// block costs a few percent). Separate loops per tier, not a branch per block
+/// between the checks, keep the loops as fast as a single-tier loop; keep their
+/// shape (variants with a block counter, or stepping a pointer, made LLVM keep
+/// three or four induction variables and ran 3-10% slower).
 ///
 /// # Safety
 /// `*at >= 3` and `*at + BLOCK <= bytes.len()`; the CPU feature of `V` must be
 /// present.
 #[inline(always)]
-pub(super) unsafe fn run_in_tier<V: Vector, const TIER: u8>(
+pub(super) unsafe fn check_stretch<V: Vector>(
+    k: &Constants<V>,
+    bytes: &[u8],
+    at: &mut usize,
+) -> Stretch {
+    let start = bytes.as_ptr();
+    // SAFETY: `window_max` reads `*at - 3..*at + BLOCK`, and each `run_in_tier`
+    // starts at a block with `*at >= 3` and `*at + BLOCK <= len` (by the contract,
+    // and `run_in_tier` stops before a whole block only); `ends_inside_lanes`
+    // reads `*at - BYTES..*at` with `BYTES < BLOCK <= *at`; the caller guarantees
+    // the CPU feature.
+    unsafe {
+        loop {
+            let group = *at;
+            let last = group + (GROUP - 1) * BLOCK;
+            let mut error = V::splat(0);
+            let mut next = match tier_of(k, window_max::<V>(start.add(*at))) {
+                PAIRS => run_in_tier::<V, PAIRS>(k, bytes, at, last, &mut error),
+                NO_FOUR_BYTE => Next::NoFourByte,
+                _ => Next::Full,
+            };
+            if next == Next::NoFourByte {
+                next = run_in_tier::<V, NO_FOUR_BYTE>(k, bytes, at, last, &mut error);
+            }
+            if next == Next::Full {
+                next = run_in_tier::<V, FULL>(k, bytes, at, last, &mut error);
+            }
+            if next == Next::Ascii {
+                // The stretch must not end inside a sequence.
+                error = error.or(ends_inside_lanes(start.add(*at - V::BYTES)));
+            }
+            if error.any_nonzero() {
+                return Stretch::Error(failing_block(k, start, group, *at));
+            }
+            match next {
+                Next::Ascii => return Stretch::BeforeAscii,
+                Next::InputEnd => return Stretch::AtEnd,
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Where [`run_in_tier`] stopped: before an ASCII block, with less than a whole
+/// block left, after the last block of the group (before a non-ASCII block), or
+/// before a block that needs one of the higher tiers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Next {
+    Ascii,
+    InputEnd,
+    GroupEnd,
+    NoFourByte,
+    Full,
+}
+
+/// Checks the non-ASCII blocks from `*at` in `TIER` into `error`, up to the
+/// block at `last`, the end of the whole blocks or an ASCII block, or up to a
+/// block that does not fit `TIER`: then `*at` is at that block, and the answer is
+/// the tier it fits. The block at `*at` and the three bytes before it must fit
+/// `TIER`.
+///
+/// # Safety
+/// `*at >= 3` and `*at + BLOCK <= bytes.len()`; the CPU feature of `V` must be
+/// present.
+#[inline(always)]
+unsafe fn run_in_tier<V: Vector, const TIER: u8>(
     k: &Constants<V>,
     bytes: &[u8],
     at: &mut usize,
     last: usize,
     error: &mut V,
-) -> Option<V> {
+) -> Next {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY: `block_errors` reads `*at - 3..*at + BLOCK`, inside `bytes` by
@@ -126,16 +202,23 @@ pub(super) unsafe fn run_in_tier<V: Vector, const TIER: u8>(
             V::prefetch(start.wrapping_add(*at + PREFETCH_DISTANCE));
             *error = error.or(block_errors::<V, TIER>(k, start.add(*at)));
             *at += BLOCK;
-            if *at > last || *at + BLOCK > len {
-                return None;
+            if *at + BLOCK > len {
+                return Next::InputEnd;
             }
             let most = block_max::<V>(start.add(*at));
             if !most.any_high_bit() {
-                return None;
+                return Next::Ascii;
+            }
+            if *at > last {
+                return Next::GroupEnd;
             }
             // The block before it fitted TIER, so its last three bytes do.
             if !fits_tier::<V, TIER>(k, most) {
-                return Some(most);
+                return if TIER == PAIRS && fits_tier::<V, NO_FOUR_BYTE>(k, most) {
+                    Next::NoFourByte
+                } else {
+                    Next::Full
+                };
             }
         }
     }
@@ -204,4 +287,32 @@ unsafe fn block_max<V: Vector>(p: *const u8) -> V {
         }
         most
     }
+}
+
+/// The offset of the first block of the group `group..end` (the blocks at
+/// `group`, `group + BLOCK`, ... before `end`) whose error lanes are not all
+/// zero, or of its last block when no block before it has any: the error is then
+/// in that block, or the group ends inside a sequence. Only called on invalid
+/// input, so that `locate` scans one block, not the whole group, with the scalar
+/// machine. Inlined, to be compiled with the back end's instruction set.
+///
+/// # Safety
+/// `group >= 3` and `group..end` inside the input at `start`; the CPU feature of
+/// `V` must be present.
+#[inline(always)]
+unsafe fn failing_block<V: Vector>(
+    k: &Constants<V>,
+    start: *const u8,
+    group: usize,
+    end: usize,
+) -> usize {
+    let mut block = group;
+    // SAFETY: each `block_errors` reads `block - 3..block + BLOCK`, inside
+    // `group - 3..end` by the contract; the caller guarantees the CPU feature.
+    unsafe {
+        while block + BLOCK < end && !block_errors::<V, FULL>(k, start.add(block)).any_nonzero() {
+            block += BLOCK;
+        }
+    }
+    block
 }
