@@ -230,16 +230,9 @@ mod tests {
     use crate::state_machine::{byte_class, next_state, State};
 
     /// The non-error states.
-    const LIVE: [State; 8] = [
-        State::Start,
-        State::A,
-        State::B,
-        State::C,
-        State::D,
-        State::E,
-        State::F,
-        State::G,
-    ];
+    fn live() -> impl Iterator<Item = State> {
+        State::ALL.into_iter().filter(|&s| s != State::Error)
+    }
 
     /// The tables flag exactly the pairs the draft's machine rejects wherever they
     /// occur, and bit 7 marks exactly the continuation-continuation pairs.
@@ -257,9 +250,9 @@ mod tests {
                 let possible = if byte_class(this) == 4 {
                     // C0, C1, F5-FF are rejected when they become `prev`; here the
                     // pair is only wrong if `prev` leaves the machine mid-sequence.
-                    LIVE.iter().any(|&s| next_state(s, prev) == State::Start)
+                    live().any(|s| next_state(s, prev) == State::Start)
                 } else {
-                    LIVE.iter().any(|&s| {
+                    live().any(|s| {
                         let t = next_state(s, prev);
                         t != State::Error && next_state(t, this) != State::Error
                     })
