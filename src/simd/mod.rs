@@ -67,8 +67,8 @@ mod tiers;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
-use rules::{errors, Constants};
-use tiers::{block_errors, check_stretch, vector_errors, Stretch, FULL};
+use rules::{errors, Constants, FULL};
+use tiers::{block_errors, check_stretch, vector_errors, Stretch};
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
@@ -234,7 +234,7 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
         let k = Constants::<V>::new();
         let zero = V::splat(0);
         if this.any_high_bit()
-            && errors(
+            && errors::<V, FULL>(
                 &k,
                 this,
                 this.prev1(zero),
@@ -480,7 +480,7 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
         let first = V::load(p);
         let k = Constants::<V>::new();
         let zero = V::splat(0);
-        let mut error = errors(
+        let mut error = errors::<V, FULL>(
             &k,
             first,
             first.prev1(zero),
@@ -557,7 +557,7 @@ unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
         let mut prev = V::splat(0);
         for i in 0..BLOCK / V::BYTES {
             let this = V::load(p.add(i * V::BYTES));
-            error = error.or(errors(
+            error = error.or(errors::<V, FULL>(
                 k,
                 this,
                 this.prev1(prev),

@@ -184,13 +184,28 @@ impl<V: Vector> Constants<V> {
     }
 }
 
+/// Tiers of the check (see `super::tiers`): which leads a vector and the three
+/// bytes before it can hold decides which parts of [`errors`] can ever be
+/// non-zero there, and the cheaper tiers leave out the parts that cannot.
+///
+/// No byte E0-FF: no byte has to be the third or fourth of a sequence, so the
+/// pair flags are the whole answer (two continuation bytes in a row are then
+/// always an error).
+pub(super) const PAIRS: u8 = 0;
+/// No byte F0-FF: no byte has to be the fourth of a sequence.
+pub(super) const NO_FOUR_BYTE: u8 = 1;
+/// Any bytes: the whole check.
+pub(super) const FULL: u8 = 2;
+
 /// The error lanes of `this`, given the vectors of the bytes 1, 2 and 3 positions
-/// earlier: non-zero exactly where a byte cannot follow the three before it.
+/// earlier: non-zero exactly where a byte cannot follow the three before it, for a
+/// vector whose bytes and the three before them fit `TIER` (the terms `TIER` leaves
+/// out are zero there).
 ///
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn errors<V: Vector>(
+pub(super) unsafe fn errors<V: Vector, const TIER: u8>(
     k: &Constants<V>,
     this: V,
     prev1: V,
@@ -200,11 +215,17 @@ pub(super) unsafe fn errors<V: Vector>(
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         let flags = pair_flag_lanes(k, this, prev1);
-        let needs_continuation = prev2
-            .saturating_sub(k.third_bias)
-            .or(prev3.saturating_sub(k.fourth_bias))
-            .and(k.high_bit);
-        needs_continuation.xor(flags)
+        // Bit 7 where the byte must be the third or fourth of a sequence.
+        let needs_continuation = match TIER {
+            // No 3- or 4-byte lead two or three back: zero in every lane.
+            PAIRS => return flags,
+            // No 4-byte lead three back: only the 3-byte lead two back counts.
+            NO_FOUR_BYTE => prev2.saturating_sub(k.third_bias),
+            _ => prev2
+                .saturating_sub(k.third_bias)
+                .or(prev3.saturating_sub(k.fourth_bias)),
+        };
+        needs_continuation.and(k.high_bit).xor(flags)
     }
 }
 

@@ -3,10 +3,10 @@
 //! need them, and is checked without those parts. Runs of non-ASCII blocks are
 //! checked here, each in the cheapest tier its blocks allow.
 
-use super::rules::{errors, pair_flag_lanes, Constants};
+use super::rules::{errors, Constants, FULL, NO_FOUR_BYTE, PAIRS};
 use super::{ends_inside_lanes, Vector, BLOCK, GROUP, PREFETCH_DISTANCE};
 
-/// The error lanes of the vector at `q` in `TIER` (see [`errors_in`]), reading
+/// The error lanes of the vector at `q` in `TIER` (see [`errors`]), reading
 /// the three bytes before it from memory.
 ///
 /// # Safety
@@ -17,7 +17,7 @@ pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, 
     // the caller guarantees the CPU feature. A load whose value `TIER` does not use
     // is never made.
     unsafe {
-        errors_in::<V, TIER>(
+        errors::<V, TIER>(
             k,
             V::load(q),
             V::load(q.sub(1)),
@@ -26,19 +26,6 @@ pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, 
         )
     }
 }
-
-/// Tiers of the check, by the largest byte of a block and the three bytes before
-/// it: which leads the block can hold decides which parts of [`errors`] can ever
-/// be non-zero, and the cheaper tiers leave out the parts that cannot.
-///
-/// No byte E0-FF: no byte has to be the third or fourth of a sequence, so the
-/// pair flags are the whole answer (two continuation bytes in a row are then
-/// always an error).
-const PAIRS: u8 = 0;
-/// No byte F0-FF: no byte has to be the fourth of a sequence.
-const NO_FOUR_BYTE: u8 = 1;
-/// Any bytes: the whole check.
-pub(super) const FULL: u8 = 2;
 
 /// The tier of a block (and the three bytes before it) whose lane-wise maximum
 /// is `most`.
@@ -224,37 +211,7 @@ unsafe fn run_in_tier<V: Vector, const TIER: u8>(
     }
 }
 
-/// The error lanes of `this` as [`errors`] computes them, for a vector whose
-/// bytes and the three before them fit `TIER`: the parts of the check that
-/// cannot be non-zero there are left out.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn errors_in<V: Vector, const TIER: u8>(
-    k: &Constants<V>,
-    this: V,
-    prev1: V,
-    prev2: V,
-    prev3: V,
-) -> V {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        match TIER {
-            // No 3- or 4-byte lead two or three back: "needs a continuation" is
-            // zero in every lane.
-            PAIRS => pair_flag_lanes(k, this, prev1),
-            // No 4-byte lead three back: its part of "needs" is zero.
-            NO_FOUR_BYTE => prev2
-                .saturating_sub(k.third_bias)
-                .and(k.high_bit)
-                .xor(pair_flag_lanes(k, this, prev1)),
-            _ => errors(k, this, prev1, prev2, prev3),
-        }
-    }
-}
-
-/// The error lanes of the block at `p` in `TIER` (see [`errors_in`]), reading the
+/// The error lanes of the block at `p` in `TIER` (see [`errors`]), reading the
 /// three bytes before each vector from memory.
 ///
 /// # Safety
