@@ -56,36 +56,10 @@ type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
 const SHORT: usize = simd::BLOCK;
 
 /// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the inline test
-/// that answers short ASCII input without calling a back end. From 16 bytes on it
-/// ORs two or four overlapping 16-byte loads (SSE2 is part of x86-64) and reads
-/// nothing outside `bytes`.
+/// that answers short ASCII input without calling a back end.
 #[inline(always)]
 fn short_ascii(bytes: &[u8]) -> bool {
-    let len = bytes.len();
-    if len > SHORT {
-        return false;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if len >= 16 {
-        use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
-        let p = bytes.as_ptr();
-        // SAFETY: SSE2 is part of the x86-64 baseline. Each load reads 16 bytes at
-        // an offset in 0..=len - 16 (and 16 <= len - 16 when len > 32), so inside
-        // `bytes`; `loadu` needs no alignment.
-        return unsafe {
-            let load = |at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
-            let first = load(0);
-            if _mm_movemask_epi8(first) != 0 {
-                return false;
-            }
-            let mut any = _mm_or_si128(first, load(len - 16));
-            if len > 32 {
-                any = _mm_or_si128(any, _mm_or_si128(load(16), load(len - 32)));
-            }
-            _mm_movemask_epi8(any) == 0
-        };
-    }
-    bytes.is_ascii()
+    bytes.len() <= SHORT && simd::is_short_ascii(bytes)
 }
 
 /// One back end: its name for tests and reports, whether this CPU can run it, and

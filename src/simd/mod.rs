@@ -305,6 +305,17 @@ unsafe fn skip_ascii<V: Vector>(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
+/// True iff `bytes` is all ASCII, without a back end: the inline test for short
+/// inputs (up to [`BLOCK`] bytes; on x86-64 with overlapping SSE2 loads from 16
+/// bytes on, see [`x86_64::is_short_ascii_sse2`]). Reads nothing outside `bytes`.
+#[inline(always)]
+pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return x86_64::is_short_ascii_sse2(bytes);
+    #[cfg(not(target_arch = "x86_64"))]
+    bytes.is_ascii()
+}
+
 /// True iff `bytes` ends inside a sequence: its last byte is a lead byte (C0-FF),
 /// the one before a 3- or 4-byte lead (E0-FF), or the one before that a 4-byte lead
 /// (F0-FF).
