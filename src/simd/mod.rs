@@ -77,6 +77,16 @@ pub(crate) const BLOCK: usize = 64;
 /// 256 bytes).
 const ASCII_RUN: usize = 4;
 
+/// Inputs up to this long whose first block is not all ASCII are checked with
+/// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_long`],
+/// whose set-up (saved registers, constants, the tier of each group) costs more
+/// than it saves on so few blocks. Measured with AVX2 on 128-256-byte slices of
+/// Wikipedia text: Russian, Chinese, Thai and English 3-15% faster, random mixed
+/// text 20-25%, German 8-10% slower at 200-256 bytes (mostly ASCII with scattered
+/// accents: the tiered loop skips its ASCII blocks). 8 or 16 blocks lose up to 20%
+/// at 512-1000 bytes of German and Russian text, which the tiers check more cheaply.
+const MEDIUM: usize = 4 * BLOCK;
+
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
 const ALIGN_FROM: usize = 16 * BLOCK;
 
@@ -331,7 +341,10 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 /// check before offset `g` passed (see the module docs). An input of at most one
 /// block is one zero-padded vector where the instruction set can load that
 /// (AVX-512), else overlapping vectors, else (shorter than the narrowest vector)
-/// the scalar machine.
+/// the scalar machine. A longer input first has its leading ASCII skipped here
+/// ([`leading_ascii`]); what is left goes to plain vectors when the input is at
+/// most [`MEDIUM`] bytes and its first block is not all ASCII, else to `long` (the
+/// back end's [`check_long`]).
 ///
 /// # Safety
 /// The CPU feature of `V` must be present. Call it only from a function compiled
@@ -339,10 +352,26 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn check<V: Vector>(
     bytes: &[u8],
-    long: impl FnOnce(&[u8]) -> Option<usize>,
+    long: impl FnOnce(&[u8], usize) -> Option<usize>,
 ) -> Option<usize> {
     if bytes.len() > BLOCK {
-        return long(bytes);
+        // SAFETY: the caller guarantees the CPU feature; `BLOCK < len`.
+        return match unsafe { leading_ascii::<V>(bytes) } {
+            None => None,
+            // A few blocks that start with a non-ASCII one: plain vectors (see
+            // `MEDIUM`). On an error, the tiered loop finds the failing block.
+            // (At least 3 bytes before the last vector, so that `check_vectors`
+            // never falls back to the scalar machine here: 64-byte vectors and
+            // inputs of 65 or 66 bytes go to `long`.)
+            // SAFETY: the caller guarantees the CPU feature; `BLOCK < len`.
+            Some(0) if bytes.len() <= MEDIUM && bytes.len() >= V::BYTES + 3 => {
+                match unsafe { check_vectors::<V>(bytes) } {
+                    None => None,
+                    Some(_) => long(bytes, 0),
+                }
+            }
+            Some(at) => long(bytes, at),
+        };
     }
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
@@ -388,45 +417,68 @@ fn scalar_check_from(bytes: &[u8], at: usize) -> Option<usize> {
     crate::scalar::first_error(bytes.get(from..)?).map(|error| from + error)
 }
 
-/// [`check`] for inputs longer than one block. Each back end compiles it into a
-/// function of its own that [`check`] calls (`long`), so that short inputs do not
-/// pay for its set-up (saved registers, constants).
+/// Skips the leading ASCII of an input longer than one block, the common case of
+/// protocol text: a load pair and a branch per block, and nothing else set up, so
+/// that an input that is all ASCII never pays for [`check_long`]'s set-up (saved
+/// registers, constants). `None` when every byte is ASCII, else `Some(at)`: every
+/// byte before `at` is ASCII, and `at` is 0, or the offset of the first whole block
+/// that is not all ASCII, or the last offset with less than a whole block after it.
+///
+/// Long inputs move to 64-byte aligned blocks after the first (a load that
+/// straddles two cache lines costs twice as much): see [`second_block`].
 ///
 /// # Safety
-/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
-/// from a function compiled with that feature, so that this body is inlined and
-/// compiled with it.
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
 #[inline(always)]
-pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
+unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY: the caller guarantees the CPU feature; both `is_ascii` read one
+    // block inside `bytes` as `BLOCK < len`.
+    unsafe {
+        if !is_ascii::<V>(start, 1) {
+            return Some(0);
+        }
+        let at = skip_ascii::<V>(bytes, second_block(bytes));
+        if at + BLOCK > len && (at == len || is_ascii::<V>(start.add(len - BLOCK), 1)) {
+            return None;
+        }
+        Some(at)
+    }
+}
+
+/// The offset of the block checked after the first: the first 64-byte aligned
+/// address in long inputs (the second block may then overlap the first by up to
+/// 63 bytes, which are checked twice; no byte is skipped), unless it is 1 or 2 bytes
+/// into the input, where the three bytes before the block would start before the
+/// input. In shorter inputs the overlap would cost more than the straddling loads
+/// save.
+#[inline(always)]
+fn second_block(bytes: &[u8]) -> usize {
+    match next_block(bytes.as_ptr(), 0) {
+        aligned if bytes.len() >= ALIGN_FROM && aligned >= 3 => aligned,
+        _ => BLOCK,
+    }
+}
+
+/// [`check`] for inputs longer than one block, from `at`, where [`leading_ascii`]
+/// stopped. Each back end compiles it into a function of its own that [`check`]
+/// calls (`long`), so that short inputs do not pay for its set-up (saved registers,
+/// constants).
+///
+/// # Safety
+/// The CPU feature of `V` must be present, `bytes.len() > BLOCK`, and `at` is what
+/// [`leading_ascii`] answered for `bytes`. Call it only from a function compiled
+/// with that feature, so that this body is inlined and compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8], mut at: usize) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY (for the whole body): the caller guarantees the CPU feature. Every
     // `V::load(p)` below reads `p..p + BYTES` where the comment at the load shows
     // that range is inside `bytes`.
     unsafe {
-        // Leading ASCII, the common case of protocol text: a load pair and a branch
-        // per block, and nothing else set up. Long inputs move to 64-byte aligned
-        // blocks after the first (a load that straddles two cache lines costs
-        // twice as much); the second block may then overlap the first by up to 63
-        // bytes, which are checked twice. No byte is skipped. In shorter inputs the
-        // overlap would cost more than the straddling loads save.
-        // The block after the first: aligned in long inputs, unless the aligned
-        // address is 1 or 2 bytes into the input, where the three bytes before the
-        // block would start before the input.
-        let second = match next_block(start, 0) {
-            aligned if len >= ALIGN_FROM && aligned >= 3 => aligned,
-            _ => BLOCK,
-        };
-        let mut at = 0;
-        // In bounds: BLOCK < len.
-        if is_ascii::<V>(start, 1) {
-            at = skip_ascii::<V>(bytes, second);
-            // In bounds: BLOCK < len.
-            if at + BLOCK > len && is_ascii::<V>(start.add(len - BLOCK), 1) {
-                return None;
-            }
-        }
-
+        let second = second_block(bytes);
         let k = Constants::<V>::new();
         if at == 0 {
             // The first block, with the bytes before it taken as ASCII (the start
@@ -490,10 +542,12 @@ pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8]) -> Option<usize> {
     None
 }
 
-/// [`check`] for `V::BYTES <= bytes.len() <= BLOCK`, when the vector cannot be
-/// loaded zero-padded: whole vectors from the start, then one vector that ends
-/// at the end of the input and overlaps bytes already checked. An error is
-/// reported at 0 (`locate` finds it within these few bytes).
+/// [`check`] for `V::BYTES <= bytes.len()`, when the vector cannot be loaded
+/// zero-padded: whole vectors from the start, then one vector that ends at the end
+/// of the input and overlaps bytes already checked, and one test of the gathered
+/// error lanes. An error is reported at 0: `locate` finds it within these few bytes
+/// (up to [`BLOCK`]); for longer inputs (up to [`MEDIUM`]) the caller finds the
+/// block first.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.

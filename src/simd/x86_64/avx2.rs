@@ -122,16 +122,16 @@ pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: this function is only called with AVX2 present, and is compiled with
     // it, so the generic body is inlined here with AVX2 enabled.
     // (`check_long` needs the same feature, present by the same contract.)
-    unsafe { simd::check::<V32>(bytes, |bytes| check_long(bytes)) }
+    unsafe { simd::check::<V32>(bytes, |bytes, at| check_long(bytes, at)) }
 }
 
 /// [`simd::check_long`] with AVX2, out of line.
 ///
 /// # Safety
-/// As for [`check`].
+/// As for [`check`], and `at` is where [`simd::check`] left the leading ASCII.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
+unsafe fn check_long(bytes: &[u8], at: usize) -> Option<usize> {
     // SAFETY: as in `check`.
-    unsafe { simd::check_long::<V32>(bytes) }
+    unsafe { simd::check_long::<V32>(bytes, at) }
 }
