@@ -78,7 +78,7 @@ pub(crate) const BLOCK: usize = 64;
 const ASCII_RUN: usize = 4;
 
 /// Inputs up to this long whose first block is not all ASCII are checked with
-/// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_long`],
+/// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_tiered`],
 /// whose set-up (saved registers, constants, the tier of each group) costs more
 /// than it saves on so few blocks. Measured with AVX2 on 128-256-byte slices of
 /// Wikipedia text: Russian, Chinese, Thai and English 3-15% faster, random mixed
@@ -341,10 +341,8 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 /// check before offset `g` passed (see the module docs). An input of at most one
 /// block is one zero-padded vector where the instruction set can load that
 /// (AVX-512), else overlapping vectors, else (shorter than the narrowest vector)
-/// the scalar machine. A longer input first has its leading ASCII skipped here
-/// ([`leading_ascii`]); what is left goes to plain vectors when the input is at
-/// most [`MEDIUM`] bytes and its first block is not all ASCII, else to `long` (the
-/// back end's [`check_long`]).
+/// the scalar machine. A longer input goes to `long`, the back end's
+/// [`check_long`], out of line, so that short inputs do not share its code.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present. Call it only from a function compiled
@@ -352,26 +350,10 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
 #[inline(always)]
 pub(crate) unsafe fn check<V: Vector>(
     bytes: &[u8],
-    long: impl FnOnce(&[u8], usize) -> Option<usize>,
+    long: impl FnOnce(&[u8]) -> Option<usize>,
 ) -> Option<usize> {
     if bytes.len() > BLOCK {
-        // SAFETY: the caller guarantees the CPU feature; `BLOCK < len`.
-        return match unsafe { leading_ascii::<V>(bytes) } {
-            None => None,
-            // A few blocks that start with a non-ASCII one: plain vectors (see
-            // `MEDIUM`). On an error, the tiered loop finds the failing block.
-            // (At least 3 bytes before the last vector, so that `check_vectors`
-            // never falls back to the scalar machine here: 64-byte vectors and
-            // inputs of 65 or 66 bytes go to `long`.)
-            // SAFETY: the caller guarantees the CPU feature; `BLOCK < len`.
-            Some(0) if bytes.len() <= MEDIUM && bytes.len() >= V::BYTES + 3 => {
-                match unsafe { check_vectors::<V>(bytes) } {
-                    None => None,
-                    Some(_) => long(bytes, 0),
-                }
-            }
-            Some(at) => long(bytes, at),
-        };
+        return long(bytes);
     }
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
@@ -417,9 +399,43 @@ fn scalar_check_from(bytes: &[u8], at: usize) -> Option<usize> {
     crate::scalar::first_error(bytes.get(from..)?).map(|error| from + error)
 }
 
+/// [`check`] for inputs longer than one block: their leading ASCII is skipped
+/// ([`leading_ascii`]); then an input of at most [`MEDIUM`] bytes whose first
+/// block is not all ASCII is checked with plain vectors, and anything else with
+/// the tiered loop, `tiered` (the back end's [`check_tiered`]), which on an error
+/// in the plain vectors also finds the failing block. Each back end compiles it
+/// into a function of its own that [`check`] calls (`long`).
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check_long<V: Vector>(
+    bytes: &[u8],
+    tiered: impl FnOnce(&[u8], usize) -> Option<usize>,
+) -> Option<usize> {
+    let len = bytes.len();
+    // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
+    match unsafe { leading_ascii::<V>(bytes) } {
+        None => None,
+        // At least 3 bytes before the last vector, so that `check_vectors` never
+        // falls back to the scalar machine here: with 64-byte vectors, inputs of
+        // 65 or 66 bytes go to `tiered`.
+        // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
+        Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
+            match unsafe { check_vectors::<V>(bytes) } {
+                None => None,
+                Some(_) => tiered(bytes, 0),
+            }
+        }
+        Some(at) => tiered(bytes, at),
+    }
+}
+
 /// Skips the leading ASCII of an input longer than one block, the common case of
 /// protocol text: a load pair and a branch per block, and nothing else set up, so
-/// that an input that is all ASCII never pays for [`check_long`]'s set-up (saved
+/// that an input that is all ASCII never pays for [`check_tiered`]'s set-up (saved
 /// registers, constants). `None` when every byte is ASCII, else `Some(at)`: every
 /// byte before `at` is ASCII, and `at` is 0, or the offset of the first whole block
 /// that is not all ASCII, or the last offset with less than a whole block after it.
@@ -461,9 +477,9 @@ fn second_block(bytes: &[u8]) -> usize {
     }
 }
 
-/// [`check`] for inputs longer than one block, from `at`, where [`leading_ascii`]
-/// stopped. Each back end compiles it into a function of its own that [`check`]
-/// calls (`long`), so that short inputs do not pay for its set-up (saved registers,
+/// [`check_long`] from `at`, where [`leading_ascii`] stopped: the tiered loop
+/// (see [`tiers`]). Each back end compiles it into a function of its own, so that
+/// inputs that never get here do not pay for its set-up (saved registers,
 /// constants).
 ///
 /// # Safety
@@ -471,7 +487,7 @@ fn second_block(bytes: &[u8]) -> usize {
 /// [`leading_ascii`] answered for `bytes`. Call it only from a function compiled
 /// with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check_long<V: Vector>(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY (for the whole body): the caller guarantees the CPU feature. Every

@@ -116,17 +116,29 @@ pub(crate) fn available() -> bool {
 pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: this function is only called with SSSE3 present, and is compiled with
     // it, so the generic body is inlined here with SSSE3 enabled.
-    // (`check_long` needs the same feature, present by the same contract.)
-    unsafe { simd::check::<V16>(bytes, |bytes, at| check_long(bytes, at)) }
+    // (`check_long` and `check_tiered` need the same feature, present by the
+    // same contract.)
+    unsafe { simd::check::<V16>(bytes, |bytes| check_long(bytes)) }
 }
 
 /// [`simd::check_long`] with SSSE3, out of line.
 ///
 /// # Safety
-/// As for [`check`], and `at` is where [`simd::check`] left the leading ASCII.
+/// As for [`check`], and `bytes.len() > simd::BLOCK`.
 #[target_feature(enable = "ssse3")]
 #[inline(never)]
-unsafe fn check_long(bytes: &[u8], at: usize) -> Option<usize> {
+unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
     // SAFETY: as in `check`.
-    unsafe { simd::check_long::<V16>(bytes, at) }
+    unsafe { simd::check_long::<V16>(bytes, |bytes, at| check_tiered(bytes, at)) }
+}
+
+/// [`simd::check_tiered`] with SSSE3, out of line.
+///
+/// # Safety
+/// As for [`check_long`], and `at` is where it left the leading ASCII.
+#[target_feature(enable = "ssse3")]
+#[inline(never)]
+unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
+    // SAFETY: as in `check`.
+    unsafe { simd::check_tiered::<V16>(bytes, at) }
 }
