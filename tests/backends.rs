@@ -230,6 +230,39 @@ fn every_error_position_up_to_200_bytes() {
     }
 }
 
+/// Lengths around the vector and block boundaries of inputs of a few blocks (65 to
+/// 320 bytes), where the back ends skip the leading ASCII and then check up to 256
+/// bytes as plain vectors, or longer inputs with the tiered loop.
+const FEW_BLOCK_LENGTHS: &[usize] = &[
+    65, 66, 67, 68, 95, 96, 97, 99, 127, 128, 129, 131, 160, 191, 192, 193, 200, 223, 224, 225,
+    254, 255, 256, 257, 258, 259, 300, 319, 320,
+];
+
+/// For the [`FEW_BLOCK_LENGTHS`] and every offset, each ill-formed sequence written
+/// over multibyte text (the first block not ASCII: plain vectors up to 256 bytes),
+/// over one ASCII block and then multibyte text (the leading ASCII skipped first),
+/// and over ASCII: every error position of the paths for a few blocks.
+#[test]
+fn every_error_position_in_inputs_of_a_few_blocks() {
+    let backends = all();
+    for &len in FEW_BLOCK_LENGTHS {
+        let multi = valid_multibyte_text(len);
+        let mut ascii_first = vec![b'a'; 64];
+        ascii_first.extend_from_slice(&valid_multibyte_text(len - 64));
+        let ascii = vec![b'a'; len];
+        for text in [&multi, &ascii_first, &ascii] {
+            for backend in &backends {
+                assert_backend(backend, text);
+            }
+            for seq in ILL_FORMED {
+                for at in 0..text.len() {
+                    assert_with_sequence_at(&backends, text, at, seq);
+                }
+            }
+        }
+    }
+}
+
 /// Where short strings are embedded: straddling the 16-, 32- and 64-byte
 /// boundaries, in the first block, in the whole blocks and in the tail.
 const OFFSETS: &[usize] = &[0, 1, 14, 15, 30, 31, 62, 63, 64, 65, 94, 95, 126, 127];
