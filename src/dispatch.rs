@@ -70,11 +70,6 @@ struct Implementation {
     check: CheckFn,
 }
 
-/// The scalar machine as a check: its exact first error is a valid `g`.
-fn scalar_check(bytes: &[u8]) -> Option<usize> {
-    scalar::first_error(bytes)
-}
-
 fn always() -> bool {
     true
 }
@@ -108,7 +103,7 @@ const IMPLEMENTATIONS: &[Implementation] = &[
     Implementation {
         name: "scalar",
         available: always,
-        check: scalar_check,
+        check: simd::scalar_check,
     },
 ];
 
@@ -225,18 +220,7 @@ unsafe fn first_error_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> Opt
     }
     // SAFETY: the caller guarantees the check runs on this CPU.
     let passed = unsafe { check()(bytes) }?;
-    locate(bytes, passed)
-}
-
-/// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
-/// prefix: the scalar machine from the last character boundary at or before
-/// `passed`, where it is in START. The machine is the source of truth: if it finds
-/// no error, there is none.
-#[cold]
-#[inline(never)]
-fn locate(bytes: &[u8], passed: usize) -> Option<usize> {
-    let from = simd::boundary_at_or_before(bytes, passed);
-    scalar::first_error(bytes.get(from..)?).map(|e| from + e)
+    simd::first_error_from_boundary(bytes, passed)
 }
 
 /// [`validate_chunk`] with the check that `check()` returns.

@@ -383,20 +383,26 @@ pub(crate) unsafe fn check<V: Vector>(
 }
 
 /// The scalar machine's check of `bytes`, out of line: for the few inputs too short
-/// for a vector. Inlined, it and [`scalar_check_from`] made every short input save
-/// registers around them: callgrind counts 87 instead of 96 instructions per call
-/// on 64 bytes of mixed text with AVX2 now that both are out of line.
+/// for a vector, and as the scalar back end's check (its exact first error is a
+/// valid `g`). Inlined, it and [`first_error_from_boundary`] made every short input
+/// save registers around them: callgrind counts 87 instead of 96 instructions per
+/// call on 64 bytes of mixed text with AVX2 now that both are out of line.
 #[inline(never)]
-fn scalar_check(bytes: &[u8]) -> Option<usize> {
+pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
     crate::scalar::first_error(bytes)
 }
 
-/// The scalar machine's check of `bytes` from the last character boundary at or
-/// before `at`, where `bytes[..at]` is known to be a well-formed prefix; out of line
-/// as [`scalar_check`].
+/// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
+/// prefix: the scalar machine from the last character boundary at or before
+/// `passed`, where it is in START. The machine is the source of truth: if it finds
+/// no error, there is none. Turns a back end's `g` into the answer of
+/// `first_error` (`crate::dispatch`), and checks the last bytes of inputs one or
+/// two bytes longer than a vector. Out of line and cold: only rare inputs (an
+/// error, or an odd length) get here.
+#[cold]
 #[inline(never)]
-fn scalar_check_from(bytes: &[u8], at: usize) -> Option<usize> {
-    let from = boundary_at_or_before(bytes, at);
+pub(crate) fn first_error_from_boundary(bytes: &[u8], passed: usize) -> Option<usize> {
+    let from = boundary_at_or_before(bytes, passed);
     crate::scalar::first_error(bytes.get(from..)?).map(|error| from + error)
 }
 
@@ -545,11 +551,9 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
                 }
             } else {
                 // 65 or 66 bytes: too few to look 3 bytes back from `len - 64`;
-                // the scalar machine checks the last bytes from a boundary.
-                let from = boundary_at_or_before(bytes, BLOCK);
-                if crate::scalar::first_error(&bytes[from..]).is_some() {
-                    return Some(from);
-                }
+                // the scalar machine checks the last bytes (and the end) from a
+                // boundary in the first block, which passed.
+                return first_error_from_boundary(bytes, BLOCK);
             }
         }
     }
@@ -562,7 +566,8 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
 /// [`check`] for `V::BYTES <= bytes.len()`, when the vector cannot be loaded
 /// zero-padded: whole vectors from the start, then one vector that ends at the end
 /// of the input and overlaps bytes already checked, and one test of the gathered
-/// error lanes. An error is reported at 0: `locate` finds it within these few bytes
+/// error lanes. An error is reported at 0: [`first_error_from_boundary`] finds it
+/// within these few bytes
 /// (up to [`BLOCK`]); for longer inputs (up to [`MEDIUM`]) the caller finds the
 /// block first.
 ///
@@ -601,7 +606,7 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
                 if error.any_nonzero() {
                     return Some(0);
                 }
-                return scalar_check_from(bytes, at);
+                return first_error_from_boundary(bytes, at);
             }
             // In bounds: from >= 3 and from + BYTES = len.
             error = error.or(vector_errors::<V, FULL>(&k, p.add(from)));

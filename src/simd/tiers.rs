@@ -250,8 +250,9 @@ unsafe fn block_max<V: Vector>(p: *const u8) -> V {
 /// `group`, `group + BLOCK`, ... before `end`) whose error lanes are not all
 /// zero, or of its last block when no block before it has any: the error is then
 /// in that block, or the group ends inside a sequence. Only called on invalid
-/// input, so that `locate` scans one block, not the whole group, with the scalar
-/// machine. Inlined, to be compiled with the back end's instruction set.
+/// input, so that `first_error_from_boundary` scans one block, not the whole
+/// group, with the scalar machine. Inlined, to be compiled with the back end's
+/// instruction set.
 ///
 /// # Safety
 /// `group >= 3` and `group..end` inside the input at `start`; the CPU feature of
