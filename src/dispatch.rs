@@ -8,6 +8,11 @@
 //! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
 //!   inline, with no indirect call; other short inputs go to the back end, which
 //!   checks them in one zero-padded masked load (AVX-512) or with the scalar machine;
+//! - [`validate`] needs only the verdict, so each back end also has a second entry
+//!   point ([`ValidateFn`]) that returns it as a `bool` with the C calling
+//!   convention: the C function `utf8_validate` then ends in a jump to it (a tail
+//!   call) rather than a call, a return and a conversion of `Option` to `bool`
+//!   (callgrind, AVX2: 87 → 85 instructions per call on 64 bytes of mixed text);
 //! - [`first_error`] resolves `g` to the exact offset by running the scalar machine
 //!   from the last character boundary at or before `g`, so on valid input it costs
 //!   exactly what [`validate`] costs;
@@ -17,12 +22,14 @@
 //!
 //! # Choosing the back end
 //!
-//! The best check this CPU supports is found on the first call and cached in
-//! [`CHECK`], a function pointer that starts out pointing at [`detect`] (the scheme
-//! of the `memchr` crate). Every later call costs one relaxed atomic load and one
-//! indirect call. Threads racing through the first call all detect the same answer
-//! and store the same pointer, so there is nothing to synchronise: any value a
-//! thread loads is a valid function for this CPU.
+//! The best back end this CPU supports is found on the first call and cached in
+//! [`CURRENT`], a pointer to its [`Implementation`] that starts out pointing at
+//! [`DETECT`], whose functions detect it (the scheme of the `memchr` crate, with a
+//! table instead of one function). Every later call costs one relaxed atomic load
+//! and one indirect call (or jump) through the table. Threads racing through the
+//! first call all detect the same answer and store the same pointer, so there is
+//! nothing to synchronise: any value a thread loads points at a back end this CPU
+//! runs, or at [`DETECT`].
 //!
 //! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64), NEON (aarch64), the
 //! scalar machine.
@@ -41,7 +48,7 @@
 //! looks the name up through a stack buffer and copies the value only when there is
 //! one), and once per process at most.
 
-use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::scalar;
 use crate::simd;
@@ -51,6 +58,15 @@ use crate::state_machine::State;
 ///
 /// Calling one is `unsafe`: the CPU must support the back end's instruction set.
 type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
+
+/// A back end's verdict alone: true iff the `len` bytes at `ptr` are well-formed,
+/// that is `check(bytes).is_none()`, with the C calling convention so that the C
+/// entry point can jump to it (see the module docs).
+///
+/// Calling one is `unsafe`: the CPU must support the back end's instruction set,
+/// and `ptr` must be non-NULL with `len` readable bytes (a dangling, well-aligned
+/// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
+type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
 /// Inputs up to this long are first tried as all-ASCII, inline: one SIMD block.
 const SHORT: usize = simd::BLOCK;
@@ -62,12 +78,13 @@ fn short_ascii(bytes: &[u8]) -> bool {
     bytes.len() <= SHORT && simd::is_short_ascii(bytes)
 }
 
-/// One back end: its name for tests and reports, whether this CPU can run it, and
-/// its check.
+/// One back end: its name for tests and reports, whether this CPU can run it, its
+/// check and its verdict.
 struct Implementation {
     name: &'static str,
     available: fn() -> bool,
     check: CheckFn,
+    validate: ValidateFn,
 }
 
 fn always() -> bool {
@@ -75,35 +92,40 @@ fn always() -> bool {
 }
 
 /// Every back end compiled for this target, best first; the last one always runs.
-const IMPLEMENTATIONS: &[Implementation] = &[
+static IMPLEMENTATIONS: &[Implementation] = &[
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "avx512",
         available: simd::x86_64::avx512::available,
         check: simd::x86_64::avx512::check,
+        validate: simd::x86_64::avx512::validate,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "avx2",
         available: simd::x86_64::avx2::available,
         check: simd::x86_64::avx2::check,
+        validate: simd::x86_64::avx2::validate,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "ssse3",
         available: simd::x86_64::ssse3::available,
         check: simd::x86_64::ssse3::check,
+        validate: simd::x86_64::ssse3::validate,
     },
     #[cfg(target_arch = "aarch64")]
     Implementation {
         name: "neon",
         available: simd::aarch64::neon::available,
         check: simd::aarch64::neon::check,
+        validate: simd::aarch64::neon::validate,
     },
     Implementation {
         name: "scalar",
         available: always,
         check: simd::scalar_check,
+        validate: simd::scalar_validate,
     },
 ];
 
@@ -132,106 +154,129 @@ fn forced() -> Option<&'static Implementation> {
         .find(|imp| name == imp.name && (imp.available)())
 }
 
-/// The back end [`detect`] caches: the one [`FORCE_VAR`] forces, else the best.
-fn choose() -> (usize, &'static Implementation) {
-    let chosen = forced().unwrap_or_else(best);
-    let index = IMPLEMENTATIONS
-        .iter()
-        .position(|imp| core::ptr::eq(imp, chosen))
-        .unwrap_or(usize::MAX);
-    (index, chosen)
+/// The back end this process uses: the one [`FORCE_VAR`] forces, else the best.
+fn choose() -> &'static Implementation {
+    forced().unwrap_or_else(best)
 }
 
-/// The cached check: [`detect`] until the first call, then the chosen back end.
-/// Only ever holds a [`CheckFn`] that this CPU supports.
-static CHECK: AtomicPtr<()> = AtomicPtr::new(detect as CheckFn as *mut ());
+/// Stands in [`CURRENT`] until the first call, whose functions choose the back
+/// end, store it there and run it. Its `available` is never asked.
+static DETECT: Implementation = Implementation {
+    name: "undetected",
+    available: always,
+    check: detect_check,
+    validate: detect_validate,
+};
 
-/// The index in [`IMPLEMENTATIONS`] of the back end [`detect`] stored in [`CHECK`]
-/// (`usize::MAX` before the first call), for [`backends::selected`].
-static CHOSEN: AtomicUsize = AtomicUsize::new(usize::MAX);
+/// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
+/// ever points at [`DETECT`] or at an entry of [`IMPLEMENTATIONS`] that this CPU
+/// supports.
+static CURRENT: AtomicPtr<Implementation> =
+    AtomicPtr::new(&DETECT as *const Implementation as *mut Implementation);
 
 /// Chooses the back end (the best one, or the one `UTF8VALIDATE_BACKEND` forces for
-/// tests: see the module docs), caches it in [`CHECK`] and runs it. The variable is
-/// read here, that is once, on the first call.
+/// tests: see the module docs) and caches it in [`CURRENT`]. The variable is read
+/// here, that is once, on the first call.
+#[cold]
+fn detect() -> &'static Implementation {
+    let chosen = choose();
+    CURRENT.store(
+        chosen as *const Implementation as *mut Implementation,
+        Ordering::Relaxed,
+    );
+    chosen
+}
+
+/// [`DETECT`]'s check: detects, then runs the chosen back end's check.
 ///
 /// # Safety
 /// None beyond [`CheckFn`]'s: it only calls a check that this CPU supports.
-unsafe fn detect(bytes: &[u8]) -> Option<usize> {
-    let (index, chosen) = choose();
-    let check = chosen.check;
-    CHOSEN.store(index, Ordering::Relaxed);
-    CHECK.store(check as *mut (), Ordering::Relaxed);
+unsafe fn detect_check(bytes: &[u8]) -> Option<usize> {
     // SAFETY: `forced` and `best` return only back ends whose `available` said yes.
-    unsafe { check(bytes) }
+    unsafe { (detect().check)(bytes) }
 }
 
-/// The cached check.
+/// [`DETECT`]'s verdict: detects, then runs the chosen back end's verdict.
+///
+/// # Safety
+/// None beyond [`ValidateFn`]'s: it only calls a verdict that this CPU supports.
+unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: as in `detect_check`; `ptr` and `len` are forwarded unchanged.
+    unsafe { (detect().validate)(ptr, len) }
+}
+
+/// The cached back end.
 #[inline(always)]
-fn current() -> CheckFn {
-    let ptr = CHECK.load(Ordering::Relaxed);
-    // SAFETY: `CHECK` only ever holds pointers made from `CheckFn` values (its
-    // initial value and the stores in `detect`), and a function pointer round-trips
-    // through `*mut ()` on every platform Rust supports.
-    unsafe { core::mem::transmute::<*mut (), CheckFn>(ptr) }
+fn current() -> &'static Implementation {
+    let ptr = CURRENT.load(Ordering::Relaxed);
+    // SAFETY: `CURRENT` only ever holds pointers made from `&'static` references
+    // (to `DETECT` and to entries of `IMPLEMENTATIONS`, both statics), never null.
+    unsafe { &*ptr }
 }
 
 /// True iff `bytes` is well-formed UTF-8.
 #[inline]
 pub(crate) fn validate(bytes: &[u8]) -> bool {
-    // SAFETY: `current` returns a check this CPU supports.
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
     unsafe { validate_with(bytes, current) }
 }
 
 /// Offset of the first byte of the first ill-formed sequence, `None` when valid.
 #[inline]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
-    // SAFETY: `current` returns a check this CPU supports.
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
     unsafe { first_error_with(bytes, current) }
 }
 
 /// The machine's state after `bytes`, starting from `state`.
 #[inline]
 pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    // SAFETY: `current` returns a check this CPU supports.
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
     unsafe { validate_chunk_with(state, bytes, current) }
 }
 
-/// [`validate`] with the check that `check()` returns.
+/// [`validate`] with the back end that `backend()` returns (asked only when the
+/// input is not short ASCII).
 ///
 /// # Safety
-/// `check` must return a check that this CPU supports.
+/// `backend` must return a back end that this CPU supports.
 #[inline(always)]
-unsafe fn validate_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> bool {
+unsafe fn validate_with(bytes: &[u8], backend: impl FnOnce() -> &'static Implementation) -> bool {
     if short_ascii(bytes) {
         return true;
     }
-    // SAFETY: the caller guarantees the check runs on this CPU.
-    unsafe { check()(bytes) }.is_none()
+    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
+    // `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (backend().validate)(bytes.as_ptr(), bytes.len()) }
 }
 
-/// [`first_error`] with the check that `check()` returns.
+/// [`first_error`] with the back end that `backend()` returns (asked only when
+/// the input is not short ASCII).
 ///
 /// # Safety
-/// `check` must return a check that this CPU supports.
+/// `backend` must return a back end that this CPU supports.
 #[inline(always)]
-unsafe fn first_error_with(bytes: &[u8], check: impl FnOnce() -> CheckFn) -> Option<usize> {
+unsafe fn first_error_with(
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> Option<usize> {
     if short_ascii(bytes) {
         return None;
     }
-    // SAFETY: the caller guarantees the check runs on this CPU.
-    let passed = unsafe { check()(bytes) }?;
+    // SAFETY: the caller guarantees the back end runs on this CPU.
+    let passed = unsafe { (backend().check)(bytes) }?;
     simd::first_error_from_boundary(bytes, passed)
 }
 
-/// [`validate_chunk`] with the check that `check()` returns.
+/// [`validate_chunk`] with the back end that `backend()` returns.
 ///
 /// # Safety
-/// `check` must return a check that this CPU supports.
+/// `backend` must return a back end that this CPU supports.
 #[inline(always)]
 unsafe fn validate_chunk_with(
     state: State,
     bytes: &[u8],
-    check: impl FnOnce() -> CheckFn,
+    backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
     let rest = match state {
         State::Error => return State::Error,
@@ -251,7 +296,7 @@ unsafe fn validate_chunk_with(
     // stop short, and decides the final state.
     let (whole, last) = rest.split_at(simd::last_boundary(rest));
     // SAFETY: the caller guarantees the check runs on this CPU.
-    if !unsafe { validate_with(whole, check) } {
+    if !unsafe { validate_with(whole, backend) } {
         return State::Error;
     }
     scalar::validate_chunk(State::Start, last)
@@ -260,41 +305,47 @@ unsafe fn validate_chunk_with(
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part
 /// of the API: users always get the best one through the crate's functions.
 pub mod backends {
-    use super::{CheckFn, IMPLEMENTATIONS};
+    use super::{Implementation, IMPLEMENTATIONS};
     use crate::state_machine::State;
-    use core::sync::atomic::Ordering;
 
     /// A back end that this CPU supports, with the crate's three entry points run
     /// through it (short-input path included, exactly as the crate runs them).
-    #[derive(Clone, Copy, Debug)]
+    #[derive(Clone, Copy)]
     pub struct Backend {
-        name: &'static str,
-        /// Only constructed (in [`available`]) for checks this CPU supports.
-        check: CheckFn,
+        /// Only constructed (in [`available`]) for back ends this CPU supports.
+        imp: &'static Implementation,
+    }
+
+    impl core::fmt::Debug for Backend {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.debug_struct("Backend")
+                .field("name", &self.name())
+                .finish()
+        }
     }
 
     impl Backend {
         /// The back end's name: `avx512`, `avx2`, `ssse3`, `neon` or `scalar`.
         pub fn name(&self) -> &'static str {
-            self.name
+            self.imp.name
         }
 
         /// [`crate::validate`] through this back end.
         pub fn validate(&self, bytes: &[u8]) -> bool {
-            // SAFETY: `self.check` runs on this CPU (see `available`).
-            unsafe { super::validate_with(bytes, || self.check) }
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            unsafe { super::validate_with(bytes, || self.imp) }
         }
 
         /// [`crate::first_error`] through this back end.
         pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
-            // SAFETY: `self.check` runs on this CPU (see `available`).
-            unsafe { super::first_error_with(bytes, || self.check) }
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            unsafe { super::first_error_with(bytes, || self.imp) }
         }
 
         /// [`crate::validate_chunk`] through this back end.
         pub fn validate_chunk(&self, state: State, bytes: &[u8]) -> State {
-            // SAFETY: `self.check` runs on this CPU (see `available`).
-            unsafe { super::validate_chunk_with(state, bytes, || self.check) }
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            unsafe { super::validate_chunk_with(state, bytes, || self.imp) }
         }
     }
 
@@ -303,10 +354,7 @@ pub mod backends {
         IMPLEMENTATIONS
             .iter()
             .filter(|imp| (imp.available)())
-            .map(|imp| Backend {
-                name: imp.name,
-                check: imp.check,
-            })
+            .map(|imp| Backend { imp })
     }
 
     /// The names of every back end compiled for this target, supported or not.
@@ -316,16 +364,14 @@ pub mod backends {
 
     /// The name of the back end the crate's functions use in this process: the one
     /// cached on the first call (the best this CPU supports, unless
-    /// `UTF8VALIDATE_BACKEND` forced another; see the module docs). Makes that first
-    /// call if no validation has run yet.
+    /// `UTF8VALIDATE_BACKEND` forced another; see the module docs). Chooses and caches
+    /// it, as the first call would, if no validation has run yet.
     pub fn selected() -> &'static str {
-        if super::CHOSEN.load(Ordering::Relaxed) == usize::MAX {
-            // SAFETY: `detect` only runs a check this CPU supports (on a short,
-            // valid input that any check handles, as validation passes it on).
-            let _ = unsafe { super::detect("\u{e9}".as_bytes()) };
+        let current = super::current();
+        if core::ptr::eq(current, &super::DETECT) {
+            super::detect().name
+        } else {
+            current.name
         }
-        IMPLEMENTATIONS
-            .get(super::CHOSEN.load(Ordering::Relaxed))
-            .map_or("unknown", |imp| imp.name)
     }
 }

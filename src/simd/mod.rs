@@ -392,6 +392,16 @@ pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
     crate::scalar::first_error(bytes)
 }
 
+/// The scalar back end's verdict, with the C calling convention (see
+/// `crate::dispatch`'s `ValidateFn`).
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
+pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
+}
+
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
 /// prefix: the scalar machine from the last character boundary at or before
 /// `passed`, where it is in START. The machine is the source of truth: if it finds

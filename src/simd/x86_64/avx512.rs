@@ -157,6 +157,19 @@ pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
     unsafe { simd::check::<V64>(bytes, |bytes| check_long(bytes)) }
 }
 
+/// [`check`]'s verdict alone (`check(bytes).is_none()`), with the C calling
+/// convention, for `crate::dispatch`'s `validate`.
+///
+/// # Safety
+/// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    // SAFETY: as in `check`.
+    unsafe { simd::check::<V64>(bytes, |bytes| check_long(bytes)) }.is_none()
+}
+
 /// [`simd::check_long`] with AVX-512, out of line.
 ///
 /// # Safety
