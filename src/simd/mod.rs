@@ -575,8 +575,11 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
 
 /// [`check`] for `V::BYTES <= bytes.len()`, when the vector cannot be loaded
 /// zero-padded: whole vectors from the start, then one vector that ends at the end
-/// of the input and overlaps bytes already checked, and one test of the gathered
-/// error lanes. An error is reported at 0: [`first_error_from_boundary`] finds it
+/// of the input (overlapping bytes already checked, unless the length is a multiple
+/// of `BYTES`), and one test of the gathered error lanes. The last vector is always
+/// the one that ends at the end, even when a whole vector would fit there: one
+/// code path instead of two (callgrind, AVX2, mixed text: 128 bytes 147 → 135
+/// instructions per call, 256 bytes 247 → 227, 64 bytes 85 → 84). An error is reported at 0: [`first_error_from_boundary`] finds it
 /// within these few bytes
 /// (up to [`BLOCK`]); for longer inputs (up to [`MEDIUM`]) the caller finds the
 /// block first.
@@ -603,8 +606,8 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
             first.prev3(zero),
         );
         let mut at = V::BYTES;
-        while at + V::BYTES <= len {
-            // In bounds: at >= BYTES > 3 and at + BYTES <= len.
+        while at + V::BYTES < len {
+            // In bounds: at >= BYTES > 3 and at + BYTES < len.
             error = error.or(vector_errors::<V, FULL>(&k, p.add(at)));
             at += V::BYTES;
         }
