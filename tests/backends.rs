@@ -578,6 +578,47 @@ fn every_start_alignment() {
     }
 }
 
+/// Text of one- and two-byte characters (Latin, Greek, Cyrillic, Arabic), long
+/// enough for the tiered loop, which checks blocks with no byte E0-FF in their own
+/// way (comparisons rather than table lookups): every byte followed by every byte
+/// of [`EDGES`], and every 3-byte string over [`EDGES`], written around the block
+/// boundaries, in text whose first block is ASCII or not. The first block is
+/// always checked in the highest tier, and bytes E0-FF written into a block move
+/// it into a higher tier, so blocks of two tiers meet at these boundaries.
+#[test]
+fn two_byte_text_with_every_pair_and_edge_triple() {
+    let backends = all();
+    let two_byte: Vec<u8> = "Ölçü ΑΒΓ δεζ Жук щи اللغة é"
+        .bytes()
+        .cycle()
+        .take(500)
+        .collect();
+    let mut latin_first = vec![b'a'; 64];
+    latin_first.extend_from_slice(&two_byte);
+    for mut text in [two_byte, latin_first] {
+        while std::str::from_utf8(&text).is_err() {
+            text.pop();
+        }
+        let check = |seq: &[u8], offsets: &[usize]| {
+            for &at in offsets {
+                assert_with_sequence_at(&backends, &text, at, seq);
+            }
+        };
+        for a in 0..=255u8 {
+            for &b in EDGES {
+                check(&[a, b], &[63, 64, 127, 128, 300]);
+            }
+        }
+        for &a in EDGES {
+            for &b in EDGES {
+                for &c in EDGES {
+                    check(&[a, b, c], &[62, 63, 127]);
+                }
+            }
+        }
+    }
+}
+
 /// Runs of ASCII and of multibyte text of many lengths (around the 64-byte block
 /// and the groups of blocks whose errors are tested together), with one error
 /// written at every third position: the switch between the ASCII path and the

@@ -44,9 +44,11 @@
 //! Most text never uses the whole check. Step 2 only matters next to 3- and
 //! 4-byte leads, so each block is checked in the cheapest *tier* its bytes allow
 //! ([`tiers`]): no byte E0-FF in the block and the three bytes before it (Latin,
-//! Greek, Cyrillic, Hebrew, Arabic text) leaves the pair flags alone, 11
-//! instructions per vector; no byte F0-FF (CJK, Indic) drops the 4-byte lead's
-//! part, 14; anything else takes all 16. The tier is read off the largest byte of
+//! Greek, Cyrillic, Hebrew, Arabic text) leaves only the pairs to check, which
+//! comparisons do without lookups (`rules::pairs_fine`): 7 instructions per
+//! vector, 15 per block with AVX2 against 22 for the lookups (which AVX-512
+//! keeps: its comparisons cost two instructions each); no byte F0-FF (CJK, Indic)
+//! drops the 4-byte lead's part, 14; anything else takes all 16. The tier is read off the largest byte of
 //! the block (`max` of its vectors, which also answers the ASCII test), and only
 //! rises within a group of blocks, so text that needs the whole check pays one
 //! test per group for it.
@@ -110,6 +112,11 @@ const PREFETCH_DISTANCE: usize = 8 * BLOCK;
 pub(crate) trait Vector: Copy {
     /// Lanes (bytes) per vector; divides [`BLOCK`].
     const BYTES: usize;
+    /// Whether blocks with no byte E0-FF are checked with comparisons (true) or
+    /// with the table lookups of the whole check (false): see
+    /// `rules::pair_errors`. False where a comparison costs two instructions
+    /// (AVX-512: into a mask register and back).
+    const COMPARE_PAIRS: bool;
     /// The narrowest vector of the same instruction set (or one it implies), for
     /// inputs shorter than `BYTES`; `Self` when there is none narrower.
     type Narrow: Vector;
@@ -215,6 +222,27 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// The CPU feature must be present.
     unsafe fn max(self, other: Self) -> Self;
+    /// 0xFF in the lanes where `self` and `other` are equal, 0 elsewhere.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn equal(self, other: Self) -> Self;
+    /// 0xFF in the lanes where `self` is less than `other`, both read as signed
+    /// bytes (`i8`), 0 elsewhere.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn less_signed(self, other: Self) -> Self;
+    /// Lane-wise unsigned minimum.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn min(self, other: Self) -> Self;
+    /// Lane-wise `self & !mask`.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    unsafe fn and_not(self, mask: Self) -> Self;
     /// Lane-wise unsigned saturating subtraction (`max(self - other, 0)`).
     ///
     /// # Safety

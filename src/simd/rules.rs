@@ -154,6 +154,11 @@ const THIRD_BYTE_BIAS: u8 = 0xE0 - 0x80;
 /// Likewise, bit 7 of `x - (0xF0 - 0x80)` is set iff `x >= 0xF0`: a 4-byte lead.
 const FOURTH_BYTE_BIAS: u8 = 0xF0 - 0x80;
 
+/// [`pairs_fine`] answers at most `OVERLONG_LIMIT - 1` where a pair is
+/// ill-formed: `OVERLONG_LIMIT - x` (saturating) turns its answer into error
+/// lanes.
+pub(super) const OVERLONG_LIMIT: u8 = 2;
+
 /// The vectors of constants the loop uses, loaded once per call.
 #[derive(Clone, Copy)]
 pub(super) struct Constants<V> {
@@ -163,6 +168,8 @@ pub(super) struct Constants<V> {
     pub(super) third_bias: V,
     pub(super) fourth_bias: V,
     pub(super) high_bit: V,
+    pub(super) lead_min: V,
+    pub(super) overlong_limit: V,
 }
 
 impl<V: Vector> Constants<V> {
@@ -179,6 +186,8 @@ impl<V: Vector> Constants<V> {
                 third_bias: V::splat(THIRD_BYTE_BIAS),
                 fourth_bias: V::splat(FOURTH_BYTE_BIAS),
                 high_bit: V::splat(0x80),
+                lead_min: V::splat(0xC0),
+                overlong_limit: V::splat(OVERLONG_LIMIT),
             }
         }
     }
@@ -226,6 +235,37 @@ pub(super) unsafe fn errors<V: Vector, const TIER: u8>(
                 .or(prev3.saturating_sub(k.fourth_bias)),
         };
         needs_continuation.and(k.high_bit).xor(flags)
+    }
+}
+
+/// The [`PAIRS`] tier by comparisons instead of table lookups, for back ends
+/// where a comparison is one instruction (`Vector::COMPARE_PAIRS`). With no byte
+/// E0-FF in `this` and the three bytes before it, every lead byte is C0-DF and
+/// needs exactly one continuation byte, so the pairs are well-formed exactly when
+/// a byte is a continuation byte (80-BF) iff the byte before it is a lead byte
+/// (C0-FF), and no byte is C0 or C1 (overlong).
+///
+/// The answer is inverted, so that one lane-wise minimum gathers both parts: a
+/// lane is at most [`OVERLONG_LIMIT`]` - 1` (0 or 1) exactly where
+/// [`pair_flag_lanes`] is non-zero (the tiers meet inside sequences, so the
+/// lanes that flag a pair must be the same), and above it elsewhere. Seven
+/// instructions per vector with AVX2 (ten with the lookups, plus one to gather).
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn pairs_fine<V: Vector>(k: &Constants<V>, this: V, prev1: V) -> V {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        // 80-BF are -128..-65 as `i8`, below 0xC0 (-64); ASCII is positive.
+        let continuation = this.less_signed(k.lead_min);
+        // prev1 >= 0xC0, unsigned.
+        let after_lead = prev1.max(k.lead_min).equal(prev1);
+        // 0 or 1 exactly where prev1 is C0 or C1 (as the pair rules, which flag
+        // them in the lane after them); C2-FF give 2-0x3F, the others 0x40-0xFF.
+        let from_overlong = prev1.xor(k.lead_min);
+        // 0 where the pair is ill-formed.
+        from_overlong.and_not(continuation.xor(after_lead))
     }
 }
 

@@ -3,7 +3,7 @@
 //! need them, and is checked without those parts. Runs of non-ASCII blocks are
 //! checked here, each in the cheapest tier its blocks allow.
 
-use super::rules::{errors, Constants, FULL, NO_FOUR_BYTE, PAIRS};
+use super::rules::{errors, pairs_fine, Constants, FULL, NO_FOUR_BYTE, PAIRS};
 use super::{ends_inside_lanes, Vector, BLOCK, GROUP, PREFETCH_DISTANCE};
 
 /// The error lanes of the vector at `q` in `TIER` (see [`errors`]), reading
@@ -181,33 +181,46 @@ unsafe fn run_in_tier<V: Vector, const TIER: u8>(
 ) -> Next {
     let len = bytes.len();
     let start = bytes.as_ptr();
-    // SAFETY: `block_errors` reads `*at - 3..*at + BLOCK`, inside `bytes` by
-    // the contract and by the test before the next block; `block_max` reads
-    // `*at..*at + BLOCK` after that test; the caller guarantees the CPU feature.
+    // The pairs tier by comparisons gathers its lanes with a minimum instead
+    // (see `pairs_fine`), turned into error lanes once, at the end.
+    let by_comparison = TIER == PAIRS && V::COMPARE_PAIRS;
+    // SAFETY: `block_errors` and `block_fine` read `*at - 3..*at + BLOCK`, inside
+    // `bytes` by the contract and by the test before the next block; `block_max`
+    // reads `*at..*at + BLOCK` after that test; the caller guarantees the CPU
+    // feature.
     unsafe {
-        loop {
+        let mut fine = V::splat(0xFF);
+        let next = loop {
             V::prefetch(start.wrapping_add(*at + PREFETCH_DISTANCE));
-            *error = error.or(block_errors::<V, TIER>(k, start.add(*at)));
+            if by_comparison {
+                fine = fine.min(block_fine(k, start.add(*at)));
+            } else {
+                *error = error.or(block_errors::<V, TIER>(k, start.add(*at)));
+            }
             *at += BLOCK;
             if *at + BLOCK > len {
-                return Next::InputEnd;
+                break Next::InputEnd;
             }
             let most = block_max::<V>(start.add(*at));
             if !most.any_high_bit() {
-                return Next::Ascii;
+                break Next::Ascii;
             }
             if *at > last {
-                return Next::GroupEnd;
+                break Next::GroupEnd;
             }
             // The block before it fitted TIER, so its last three bytes do.
             if !fits_tier::<V, TIER>(k, most) {
-                return if TIER == PAIRS && fits_tier::<V, NO_FOUR_BYTE>(k, most) {
+                break if TIER == PAIRS && fits_tier::<V, NO_FOUR_BYTE>(k, most) {
                     Next::NoFourByte
                 } else {
                     Next::Full
                 };
             }
+        };
+        if by_comparison {
+            *error = error.or(k.overlong_limit.saturating_sub(fine));
         }
+        next
     }
 }
 
@@ -227,6 +240,26 @@ pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p
             error = error.or(vector_errors::<V, TIER>(k, p.add(i * V::BYTES)));
         }
         error
+    }
+}
+
+/// The lane-wise minimum of [`pairs_fine`] over the block at `p`, reading the
+/// byte before each vector from memory: at most 1 in some lane iff a pair in the
+/// block is ill-formed, for a block that fits [`PAIRS`].
+///
+/// # Safety
+/// `p - 1..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn block_fine<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
+    // SAFETY: each vector reads `q - 1..q + BYTES` for `q` in `p..p + BLOCK` (step
+    // BYTES), inside `p - 1..p + BLOCK`; the caller guarantees the CPU feature.
+    unsafe {
+        let mut fine = V::splat(0xFF);
+        for i in 0..BLOCK / V::BYTES {
+            let q = p.add(i * V::BYTES);
+            fine = fine.min(pairs_fine(k, V::load(q), V::load(q.sub(1))));
+        }
+        fine
     }
 }
 

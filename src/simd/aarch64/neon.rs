@@ -12,6 +12,7 @@ pub(crate) struct V16(uint8x16_t);
 impl Vector for V16 {
     const BYTES: usize = 16;
     type Narrow = Self;
+    const COMPARE_PAIRS: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -78,6 +79,26 @@ impl Vector for V16 {
     unsafe fn max(self, other: Self) -> Self {
         // SAFETY: NEON is present (trait contract).
         V16(unsafe { vmaxq_u8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: NEON is present (trait contract).
+        V16(unsafe { vceqq_u8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn less_signed(self, other: Self) -> Self {
+        // SAFETY: NEON is present (trait contract).
+        V16(unsafe { vcltq_s8(vreinterpretq_s8_u8(self.0), vreinterpretq_s8_u8(other.0)) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: NEON is present (trait contract).
+        V16(unsafe { vminq_u8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, mask: Self) -> Self {
+        // SAFETY: NEON is present (trait contract).
+        V16(unsafe { vbicq_u8(self.0, mask.0) })
     }
     #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {

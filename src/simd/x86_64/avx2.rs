@@ -11,6 +11,7 @@ pub(crate) struct V32(__m256i);
 impl Vector for V32 {
     const BYTES: usize = 32;
     type Narrow = super::ssse3::V16;
+    const COMPARE_PAIRS: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -90,6 +91,26 @@ impl Vector for V32 {
     unsafe fn max(self, other: Self) -> Self {
         // SAFETY: AVX2 is present (trait contract).
         V32(unsafe { _mm256_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: AVX2 is present (trait contract).
+        V32(unsafe { _mm256_cmpeq_epi8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn less_signed(self, other: Self) -> Self {
+        // SAFETY: AVX2 is present (trait contract).
+        V32(unsafe { _mm256_cmpgt_epi8(other.0, self.0) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: AVX2 is present (trait contract).
+        V32(unsafe { _mm256_min_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, mask: Self) -> Self {
+        // SAFETY: AVX2 is present (trait contract).
+        V32(unsafe { _mm256_andnot_si256(mask.0, self.0) })
     }
     #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {

@@ -17,6 +17,7 @@ pub(crate) struct V64(__m512i);
 impl Vector for V64 {
     const BYTES: usize = 64;
     type Narrow = super::avx2::V32;
+    const COMPARE_PAIRS: bool = false;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -119,6 +120,26 @@ impl Vector for V64 {
     unsafe fn max(self, other: Self) -> Self {
         // SAFETY: AVX-512BW is present (trait contract).
         V64(unsafe { _mm512_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_movm_epi8(_mm512_cmpeq_epi8_mask(self.0, other.0)) })
+    }
+    #[inline(always)]
+    unsafe fn less_signed(self, other: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_movm_epi8(_mm512_cmplt_epi8_mask(self.0, other.0)) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: AVX-512BW is present (trait contract).
+        V64(unsafe { _mm512_min_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, mask: Self) -> Self {
+        // SAFETY: AVX-512F is present (trait contract).
+        V64(unsafe { _mm512_andnot_si512(mask.0, self.0) })
     }
     #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {

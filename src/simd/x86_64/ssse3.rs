@@ -13,6 +13,7 @@ pub(crate) struct V16(__m128i);
 impl Vector for V16 {
     const BYTES: usize = 16;
     type Narrow = Self;
+    const COMPARE_PAIRS: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
@@ -85,6 +86,26 @@ impl Vector for V16 {
     unsafe fn max(self, other: Self) -> Self {
         // SAFETY: SSE2 is part of x86-64.
         V16(unsafe { _mm_max_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn equal(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_cmpeq_epi8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn less_signed(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_cmplt_epi8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn min(self, other: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_min_epu8(self.0, other.0) })
+    }
+    #[inline(always)]
+    unsafe fn and_not(self, mask: Self) -> Self {
+        // SAFETY: SSE2 is part of x86-64.
+        V16(unsafe { _mm_andnot_si128(mask.0, self.0) })
     }
     #[inline(always)]
     unsafe fn saturating_sub(self, other: Self) -> Self {
