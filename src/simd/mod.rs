@@ -382,6 +382,9 @@ pub(crate) unsafe fn check<V: Vector>(
     long: impl FnOnce(&[u8]) -> Option<usize>,
 ) -> Option<usize> {
     if bytes.len() > BLOCK {
+        // Not rare, but for the layout: the short path below then runs without
+        // a taken branch (a long input pays one jump, next to its own work).
+        core::hint::cold_path();
         return long(bytes);
     }
     let len = bytes.len();
@@ -644,6 +647,7 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
             if from < 3 {
                 // One or two bytes after the first vector: the scalar machine
                 // checks them from the last boundary in the first vector.
+                core::hint::cold_path();
                 if error.any_nonzero() {
                     return Some(0);
                 }
