@@ -72,6 +72,13 @@ pub(crate) mod x86_64;
 use rules::{errors, Constants, FULL};
 use tiers::{block_errors, check_stretch, vector_errors, Stretch};
 
+/// Marks the path that calls it as unlikely, for the code layout: a cold function,
+/// inlined (as hashbrown does; `core::hint::cold_path` is newer than this crate's
+/// minimum Rust, 1.89). Same code as `cold_path` on 1.95.
+#[cold]
+#[inline(always)]
+fn cold_path() {}
+
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
 
@@ -384,7 +391,7 @@ pub(crate) unsafe fn check<V: Vector>(
     if bytes.len() > BLOCK {
         // Not rare, but for the layout: the short path below then runs without
         // a taken branch (a long input pays one jump, next to its own work).
-        core::hint::cold_path();
+        cold_path();
         return long(bytes);
     }
     let len = bytes.len();
@@ -647,7 +654,7 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
             if from < 3 {
                 // One or two bytes after the first vector: the scalar machine
                 // checks them from the last boundary in the first vector.
-                core::hint::cold_path();
+                cold_path();
                 if error.any_nonzero() {
                     return Some(0);
                 }
