@@ -77,7 +77,7 @@ use tiers::{block_errors, check_stretch, vector_errors, Stretch};
 /// minimum Rust, 1.89). Same code as `cold_path` on 1.95.
 #[cold]
 #[inline(always)]
-fn cold_path() {}
+pub(crate) fn cold_path() {}
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
@@ -394,6 +394,16 @@ pub(crate) unsafe fn check<V: Vector>(
         cold_path();
         return long(bytes);
     }
+    // SAFETY: the caller guarantees the CPU feature; `bytes.len() <= BLOCK`.
+    unsafe { check_block::<V>(bytes) }
+}
+
+/// [`check`] for an input of at most one block.
+///
+/// # Safety
+/// As for [`check`], and `bytes.len() <= BLOCK`.
+#[inline(always)]
+pub(crate) unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;

@@ -149,10 +149,32 @@ pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
 /// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
 #[target_feature(enable = "ssse3")]
 pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
+    if len > simd::BLOCK {
+        // Not rare: for the layout of the short path, as in `simd::check`.
+        simd::cold_path();
+        // SAFETY: as here, and `len > BLOCK`. A jump: both are `extern "C"`.
+        return unsafe { validate_long(ptr, len) };
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    // SAFETY: as in `check`, and `len <= BLOCK`.
+    unsafe { simd::check_block::<V16>(bytes) }.is_none()
+}
+
+/// [`validate`] for inputs longer than one block: [`check_long`]'s work with a
+/// `bool` answer, out of line, so that [`validate`] reaches it by a jump and its
+/// answer needs no conversion.
+///
+/// # Safety
+/// As for [`check`], `ptr` must be non-NULL with `len` readable bytes, and
+/// `len > simd::BLOCK`.
+#[target_feature(enable = "ssse3")]
+#[inline(never)]
+unsafe extern "C" fn validate_long(ptr: *const u8, len: usize) -> bool {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
     // SAFETY: as in `check`.
-    unsafe { simd::check::<V16>(bytes, |bytes| check_long(bytes)) }.is_none()
+    unsafe { simd::check_long::<V16>(bytes, |bytes, at| check_tiered(bytes, at)) }.is_none()
 }
 
 /// [`simd::check_long`] with SSSE3, out of line.
