@@ -154,11 +154,6 @@ fn forced() -> Option<&'static Implementation> {
         .find(|imp| name == imp.name && (imp.available)())
 }
 
-/// The back end this process uses: the one [`FORCE_VAR`] forces, else the best.
-fn choose() -> &'static Implementation {
-    forced().unwrap_or_else(best)
-}
-
 /// Stands in [`CURRENT`] until the first call, whose functions choose the back
 /// end, store it there and run it. Its `available` is never asked.
 static DETECT: Implementation = Implementation {
@@ -179,7 +174,7 @@ static CURRENT: AtomicPtr<Implementation> =
 /// here, that is once, on the first call.
 #[cold]
 fn detect() -> &'static Implementation {
-    let chosen = choose();
+    let chosen = forced().unwrap_or_else(best);
     CURRENT.store(
         chosen as *const Implementation as *mut Implementation,
         Ordering::Relaxed,

@@ -47,9 +47,10 @@
 //! Greek, Cyrillic, Hebrew, Arabic text) leaves only the pairs to check, which
 //! comparisons do without lookups (`rules::pairs_fine`): 7 instructions per
 //! vector, 15 per block with AVX2 against 22 for the lookups (which AVX-512
-//! keeps: its comparisons cost two instructions each); no byte F0-FF (CJK, Indic)
-//! drops the 4-byte lead's part, 14; anything else takes all 16. The tier is read off the largest byte of
-//! the block (`max` of its vectors, which also answers the ASCII test), and only
+//! keeps: its comparisons cost two instructions each); no byte F0-FF (CJK,
+//! Indic) drops the 4-byte lead's part, 14; anything else takes all 16. The tier
+//! is read off the largest byte of the block (`max` of its vectors, which also
+//! answers the ASCII test), and only
 //! rises within a group of blocks, so text that needs the whole check pays one
 //! test per group for it.
 //!
@@ -78,6 +79,78 @@ use tiers::{block_errors, check_stretch, vector_errors, Stretch};
 #[cold]
 #[inline(always)]
 pub(crate) fn cold_path() {}
+
+/// The entry points of a back end, for its vector type `$V` and target feature
+/// `$feature` (named `$name` in the docs): `check` and `validate`, which
+/// `crate::dispatch` caches, and the out-of-line `check_long`, `validate_long`
+/// and `check_tiered` they call. Each is the generic function of this module
+/// compiled with the back end's instruction set, so that the generic body and
+/// every `Vector` method in it are inlined with that feature enabled.
+macro_rules! entry_points {
+    ($V:ty, $feature:literal, $name:literal) => {
+        #[doc = concat!("[`crate::simd::check`] with ", $name, ".")]
+        ///
+        /// # Safety
+        /// The CPU must support the back end's instruction set ([`available`]).
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
+            // SAFETY: this function is only called with the feature present, and
+            // `check_long` needs the same feature, present by the same contract.
+            unsafe { $crate::simd::check::<$V>(bytes, |bytes| check_long(bytes)) }
+        }
+
+        #[doc = concat!("[`crate::simd::validate`] with ", $name, ", with the C calling")]
+        /// convention, for `crate::dispatch`'s `validate`.
+        ///
+        /// # Safety
+        /// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
+            // SAFETY: as in `check`; `validate_long` gets `len > BLOCK`.
+            unsafe { $crate::simd::validate::<$V>(ptr, len, |ptr, len| validate_long(ptr, len)) }
+        }
+
+        #[doc = concat!("[`crate::simd::check_long`] with ", $name, ", out of line.")]
+        ///
+        /// # Safety
+        /// As for [`check`], and `bytes.len() > simd::BLOCK`.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
+            // SAFETY: as in `check`.
+            unsafe { $crate::simd::check_long::<$V>(bytes, |bytes, at| check_tiered(bytes, at)) }
+        }
+
+        /// [`validate`] for inputs longer than one block: [`check_long`]'s work
+        /// with a `bool` answer and the C calling convention, out of line, so that
+        /// [`validate`] reaches it by a jump and its answer needs no conversion.
+        ///
+        /// # Safety
+        /// As for [`validate`], and `len > simd::BLOCK`.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe extern "C" fn validate_long(ptr: *const u8, len: usize) -> bool {
+            // SAFETY: the caller guarantees `len` readable bytes at the non-NULL
+            // `ptr`, the feature and `len > BLOCK`.
+            unsafe {
+                let bytes = core::slice::from_raw_parts(ptr, len);
+                $crate::simd::check_long::<$V>(bytes, |bytes, at| check_tiered(bytes, at)).is_none()
+            }
+        }
+
+        #[doc = concat!("[`crate::simd::check_tiered`] with ", $name, ", out of line.")]
+        ///
+        /// # Safety
+        /// As for [`check_long`], and `at` is where it left the leading ASCII.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
+            // SAFETY: as in `check`.
+            unsafe { $crate::simd::check_tiered::<$V>(bytes, at) }
+        }
+    };
+}
+pub(crate) use entry_points;
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
@@ -121,7 +194,7 @@ pub(crate) trait Vector: Copy {
     const BYTES: usize;
     /// Whether blocks with no byte E0-FF are checked with comparisons (true) or
     /// with the table lookups of the whole check (false): see
-    /// `rules::pair_errors`. False where a comparison costs two instructions
+    /// `rules::pairs_fine`. False where a comparison costs two instructions
     /// (AVX-512: into a mask register and back).
     const COMPARE_PAIRS: bool;
     /// The narrowest vector of the same instruction set (or one it implies), for
@@ -398,12 +471,36 @@ pub(crate) unsafe fn check<V: Vector>(
     unsafe { check_block::<V>(bytes) }
 }
 
+/// [`check`]'s verdict alone (`check(bytes).is_none()`), for the `len` bytes at
+/// `ptr`: each back end's `validate`, which `crate::dispatch` reaches by a jump
+/// from the C entry point. A longer input goes to `long`, the back end's
+/// `validate_long`, also `extern "C"`, so that this is a jump too and no answer
+/// needs converting on the way back.
+///
+/// # Safety
+/// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
+#[inline(always)]
+pub(crate) unsafe fn validate<V: Vector>(
+    ptr: *const u8,
+    len: usize,
+    long: impl FnOnce(*const u8, usize) -> bool,
+) -> bool {
+    if len > BLOCK {
+        // As in `check`: for the layout of the short path.
+        cold_path();
+        return long(ptr, len);
+    }
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`,
+    // and the CPU feature; `len <= BLOCK`.
+    unsafe { check_block::<V>(core::slice::from_raw_parts(ptr, len)) }.is_none()
+}
+
 /// [`check`] for an input of at most one block.
 ///
 /// # Safety
 /// As for [`check`], and `bytes.len() <= BLOCK`.
 #[inline(always)]
-pub(crate) unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
+unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;
@@ -627,8 +724,8 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
 /// of `BYTES`), and one test of the gathered error lanes. The last vector is always
 /// the one that ends at the end, even when a whole vector would fit there: one
 /// code path instead of two (callgrind, AVX2, mixed text: 128 bytes 147 → 135
-/// instructions per call, 256 bytes 247 → 227, 64 bytes 85 → 84). An error is reported at 0: [`first_error_from_boundary`] finds it
-/// within these few bytes
+/// instructions per call, 256 bytes 247 → 227, 64 bytes 85 → 84). An error is
+/// reported at 0: [`first_error_from_boundary`] finds it within these few bytes
 /// (up to [`BLOCK`]); for longer inputs (up to [`MEDIUM`]) the caller finds the
 /// block first.
 ///

@@ -165,72 +165,8 @@ pub(crate) fn available() -> bool {
         && std::is_x86_feature_detected!("avx512vbmi")
 }
 
-/// [`crate::simd::check`] with AVX-512F, AVX-512BW and AVX-512VBMI.
-///
-/// # Safety
-/// The CPU must support AVX-512F, AVX-512BW and AVX-512VBMI ([`available`]).
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
-    // SAFETY: this function is only called with AVX-512F/BW/VBMI present, and is
-    // compiled with them, so the generic body is inlined here with them enabled.
-    // (`check_long` and `check_tiered` need the same feature, present by the
-    // same contract.)
-    unsafe { simd::check::<V64>(bytes, |bytes| check_long(bytes)) }
-}
-
-/// [`check`]'s verdict alone (`check(bytes).is_none()`), with the C calling
-/// convention, for `crate::dispatch`'s `validate`.
-///
-/// # Safety
-/// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
-    if len > simd::BLOCK {
-        // Not rare: for the layout of the short path, as in `simd::check`.
-        simd::cold_path();
-        // SAFETY: as here, and `len > BLOCK`. A jump: both are `extern "C"`.
-        return unsafe { validate_long(ptr, len) };
-    }
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    // SAFETY: as in `check`, and `len <= BLOCK`.
-    unsafe { simd::check_block::<V64>(bytes) }.is_none()
-}
-
-/// [`validate`] for inputs longer than one block: [`check_long`]'s work with a
-/// `bool` answer, out of line, so that [`validate`] reaches it by a jump and its
-/// answer needs no conversion.
-///
-/// # Safety
-/// As for [`check`], `ptr` must be non-NULL with `len` readable bytes, and
-/// `len > simd::BLOCK`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline(never)]
-unsafe extern "C" fn validate_long(ptr: *const u8, len: usize) -> bool {
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    // SAFETY: as in `check`.
-    unsafe { simd::check_long::<V64>(bytes, |bytes, at| check_tiered(bytes, at)) }.is_none()
-}
-
-/// [`simd::check_long`] with AVX-512, out of line.
-///
-/// # Safety
-/// As for [`check`], and `bytes.len() > simd::BLOCK`.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline(never)]
-unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
-    // SAFETY: as in `check`.
-    unsafe { simd::check_long::<V64>(bytes, |bytes, at| check_tiered(bytes, at)) }
-}
-
-/// [`simd::check_tiered`] with AVX-512, out of line.
-///
-/// # Safety
-/// As for [`check_long`], and `at` is where it left the leading ASCII.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-#[inline(never)]
-unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
-    // SAFETY: as in `check`.
-    unsafe { simd::check_tiered::<V64>(bytes, at) }
-}
+simd::entry_points!(
+    V64,
+    "avx512f,avx512bw,avx512vbmi",
+    "AVX-512F, AVX-512BW and AVX-512VBMI"
+);
