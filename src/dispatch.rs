@@ -166,6 +166,13 @@ static DETECT: Implementation = Implementation {
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
 /// ever points at [`DETECT`] or at an entry of [`IMPLEMENTATIONS`] that this CPU
 /// supports.
+///
+/// Read only by functions that other crates cannot inline (the public functions
+/// of `lib.rs` are not `#[inline]`), so that it is local to this crate's object
+/// code: the C entry points then read it directly, not through the global offset
+/// table, which an inlinable reader would make it need (an `R_X86_64_GOTPCREL`
+/// relocation in the `.a` that no linker can turn back into a direct access: one
+/// more dependent load before every jump to a back end).
 static CURRENT: AtomicPtr<Implementation> =
     AtomicPtr::new(&DETECT as *const Implementation as *mut Implementation);
 

@@ -77,7 +77,7 @@ pub use stream::Stream;
 /// assert!(utf8validate::validate("naïve €".as_bytes()));
 /// assert!(!utf8validate::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
-#[inline]
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
 pub fn validate(bytes: &[u8]) -> bool {
     dispatch::validate(bytes)
 }
@@ -96,7 +96,7 @@ pub fn validate(bytes: &[u8]) -> bool {
 /// assert_eq!(utf8validate::first_error(b"ab\xED\xA0\x80"), Some(2)); // surrogate
 /// assert_eq!(utf8validate::first_error(b"ab\xE2\x82"), Some(2));     // truncated
 /// ```
-#[inline]
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
 pub fn first_error(bytes: &[u8]) -> Option<usize> {
     dispatch::first_error(bytes)
 }
@@ -116,7 +116,7 @@ pub fn first_error(bytes: &[u8]) -> Option<usize> {
 /// assert_eq!(s, State::A);
 /// assert_eq!(validate_chunk(s, b"\xA9!"), State::Start);
 /// ```
-#[inline]
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
 pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
     dispatch::validate_chunk(state, bytes)
 }
