@@ -468,14 +468,16 @@ pub(crate) unsafe fn check<V: Vector>(
         return long(bytes);
     }
     // SAFETY: the caller guarantees the CPU feature; `bytes.len() <= BLOCK`.
-    unsafe { check_block::<V>(bytes) }
+    unsafe { check_block::<V, Option<usize>>(bytes) }
 }
 
 /// [`check`]'s verdict alone (`check(bytes).is_none()`), for the `len` bytes at
 /// `ptr`: each back end's `validate`, which `crate::dispatch` reaches by a jump
 /// from the C entry point. A longer input goes to `long`, the back end's
 /// `validate_long`, also `extern "C"`, so that this is a jump too and no answer
-/// needs converting on the way back.
+/// needs converting on the way back. A short one is checked by [`check_block`]
+/// answering `bool` ([`Answer`]), whose scalar fallbacks are `extern "C"` too, so
+/// that the short path reaches them by jumps and saves no register.
 ///
 /// # Safety
 /// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
@@ -492,7 +494,7 @@ pub(crate) unsafe fn validate<V: Vector>(
     }
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`,
     // and the CPU feature; `len <= BLOCK`.
-    unsafe { check_block::<V>(core::slice::from_raw_parts(ptr, len)) }.is_none()
+    unsafe { check_block::<V, bool>(core::slice::from_raw_parts(ptr, len)) }
 }
 
 /// [`check`] for an input of at most one block.
@@ -500,7 +502,7 @@ pub(crate) unsafe fn validate<V: Vector>(
 /// # Safety
 /// As for [`check`], and `bytes.len() <= BLOCK`.
 #[inline(always)]
-unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
+unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;
@@ -509,20 +511,21 @@ unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
     // with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
     unsafe {
         if len >= V::BYTES {
-            check_vectors::<V>(bytes)
+            check_vectors::<V, A>(bytes)
         } else if len >= N1::<V>::BYTES {
-            check_vectors::<N1<V>>(bytes)
+            check_vectors::<N1<V>, A>(bytes)
         } else if len >= N2::<V>::BYTES {
-            check_vectors::<N2<V>>(bytes)
+            check_vectors::<N2<V>, A>(bytes)
         } else if let Some(this) = V::load_prefix(bytes) {
             // Shorter than the narrowest vector, loaded zero-padded (AVX-512).
             match check_short(this) {
                 // A whole vector has no zero after it: check its end here.
-                None if ends_inside_sequence(bytes) => Some(len),
-                result => result,
+                None if ends_inside_sequence(bytes) => A::invalid(len),
+                None => A::VALID,
+                Some(passed) => A::invalid(passed),
             }
         } else {
-            scalar_check(bytes)
+            A::scalar(bytes)
         }
     }
 }
@@ -532,19 +535,86 @@ unsafe fn check_block<V: Vector>(bytes: &[u8]) -> Option<usize> {
 /// valid `g`). Inlined, it and [`first_error_from_boundary`] made every short input
 /// save registers around them: callgrind counts 87 instead of 96 instructions per
 /// call on 64 bytes of mixed text with AVX2 now that both are out of line.
+/// ([`validate`]'s fallbacks, [`scalar_validate`] and [`validate_from_boundary`],
+/// are reached by jumps: 77 instead of 83.)
 #[inline(never)]
 pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
     crate::scalar::first_error(bytes)
 }
 
 /// The scalar back end's verdict, with the C calling convention (see
-/// `crate::dispatch`'s `ValidateFn`).
+/// `crate::dispatch`'s `ValidateFn`), and [`validate`]'s for inputs too short for a
+/// vector (see [`Answer`]).
 ///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes.
+#[inline(never)]
 pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> bool {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
     crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
+}
+
+/// What [`check_block`] answers: [`check`]'s `Option<usize>` or [`validate`]'s
+/// `bool`, each with its own out-of-line scalar fallbacks. With `bool`, the
+/// fallbacks are `extern "C"` functions with the arguments and answer of
+/// `validate` itself, so that it ends in a jump to them (a tail call) and needs
+/// neither a saved register around a call nor a conversion of `Option<usize>`
+/// to `bool` after one.
+trait Answer {
+    /// Well-formed.
+    const VALID: Self;
+    /// Ill-formed, with every check before offset `passed` passed.
+    fn invalid(passed: usize) -> Self;
+    /// The scalar machine's answer for `bytes`.
+    fn scalar(bytes: &[u8]) -> Self;
+    /// The answer for `bytes`, whose `bytes[..passed]` is a well-formed prefix.
+    fn from_boundary(bytes: &[u8], passed: usize) -> Self;
+}
+
+impl Answer for Option<usize> {
+    const VALID: Self = None;
+    #[inline(always)]
+    fn invalid(passed: usize) -> Self {
+        Some(passed)
+    }
+    #[inline(always)]
+    fn scalar(bytes: &[u8]) -> Self {
+        scalar_check(bytes)
+    }
+    #[inline(always)]
+    fn from_boundary(bytes: &[u8], passed: usize) -> Self {
+        first_error_from_boundary(bytes, passed)
+    }
+}
+
+impl Answer for bool {
+    const VALID: Self = true;
+    #[inline(always)]
+    fn invalid(_: usize) -> Self {
+        false
+    }
+    #[inline(always)]
+    fn scalar(bytes: &[u8]) -> Self {
+        // SAFETY: `bytes` is readable and its pointer is non-NULL.
+        unsafe { scalar_validate(bytes.as_ptr(), bytes.len()) }
+    }
+    #[inline(always)]
+    fn from_boundary(bytes: &[u8], passed: usize) -> Self {
+        // SAFETY: as in `scalar`, and `passed` is forwarded unchanged.
+        unsafe { validate_from_boundary(bytes.as_ptr(), bytes.len(), passed) }
+    }
+}
+
+/// [`first_error_from_boundary`]'s verdict, with the C calling convention, for
+/// [`validate`] (see [`Answer`]).
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn validate_from_boundary(ptr: *const u8, len: usize, passed: usize) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    first_error_from_boundary(unsafe { core::slice::from_raw_parts(ptr, len) }, passed).is_none()
 }
 
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
@@ -586,7 +656,7 @@ pub(crate) unsafe fn check_long<V: Vector>(
         // 65 or 66 bytes go to `tiered`.
         // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
         Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
-            match unsafe { check_vectors::<V>(bytes) } {
+            match unsafe { check_vectors::<V, Option<usize>>(bytes) } {
                 None => None,
                 Some(_) => tiered(bytes, 0),
             }
@@ -732,7 +802,7 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
 /// # Safety
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.
 #[inline(always)]
-unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
+unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
     let len = bytes.len();
     let p = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature and `BYTES <= len`; each load
@@ -763,18 +833,20 @@ unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> Option<usize> {
                 // checks them from the last boundary in the first vector.
                 cold_path();
                 if error.any_nonzero() {
-                    return Some(0);
+                    return A::invalid(0);
                 }
-                return first_error_from_boundary(bytes, at);
+                return A::from_boundary(bytes, at);
             }
             // In bounds: from >= 3 and from + BYTES = len.
             error = error.or(vector_errors::<V, FULL>(&k, p.add(from)));
         }
         // The input must not end inside a sequence. In bounds: BYTES <= len.
-        error
-            .or(ends_inside_lanes(p.add(len - V::BYTES)))
-            .any_nonzero()
-            .then_some(0)
+        let error = error.or(ends_inside_lanes(p.add(len - V::BYTES)));
+        if error.any_nonzero() {
+            A::invalid(0)
+        } else {
+            A::VALID
+        }
     }
 }
 
