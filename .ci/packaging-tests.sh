@@ -27,6 +27,9 @@
 # Outside CI a missing tool (cmake, pkg-config, c++ ...) skips the tests with a message;
 # with CI=true it fails.
 set -euo pipefail
+# No `producer | grep -q` below: grep -q exits at its first match, the producer then
+# dies of SIGPIPE if it still has output (nm has plenty), and pipefail makes that
+# a failed pipeline. `grep ... >/dev/null` reads to the end.
 repo=$(cd "$(dirname "$0")/.." && pwd)
 start=$SECONDS
 
@@ -95,8 +98,8 @@ run_consumer() {
 
 # needed PROGRAM: the program's DT_NEEDED entries, one per line.
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
-expect_shared() { needed "$2" | grep -qx "$soname" || fail "$1 does not need $soname"; }
-expect_static() { ! needed "$2" | grep -q '^libutf8validate' || fail "$1 needs the .so"; }
+expect_shared() { needed "$2" | grep -x "$soname" >/dev/null || fail "$1 does not need $soname"; }
+expect_static() { ! needed "$2" | grep '^libutf8validate' >/dev/null || fail "$1 needs the .so"; }
 
 step "install: the README's command, into a temporary prefix"
 prefix=$work/prefix
@@ -414,8 +417,8 @@ cc -shared -fPIC -I"$prefix/include" -o "$work/tv/libfirst.so" "$tv/first.c" \
   -L"$prefix/lib" -lutf8validate
 cc -shared -fPIC -I"$work/prefix-$next_major/include" -o "$work/tv/libsecond.so" "$tv/second.c" \
   -L"$work/prefix-$next_major/lib" -lutf8validate
-needed "$work/tv/libfirst.so" | grep -qx "$soname" || fail "libfirst.so does not need $soname"
-needed "$work/tv/libsecond.so" | grep -qx "$major_soname" || fail "libsecond.so does not need $major_soname"
+needed "$work/tv/libfirst.so" | grep -x "$soname" >/dev/null || fail "libfirst.so does not need $soname"
+needed "$work/tv/libsecond.so" | grep -x "$major_soname" >/dev/null || fail "libsecond.so does not need $major_soname"
 cc -o "$work/tv/main" "$tv/main.c" -L"$work/tv" -lfirst -lsecond \
   -Wl,-rpath-link,"$prefix/lib:$work/prefix-$next_major/lib"
 # libfirst's library comes first in the loader's search order: without symbol versions
@@ -437,7 +440,7 @@ sed -i '/--default-symver/d' "$later/build.rs"
 mkdir -p "$work/tv/unversioned"
 cp "$work/later-target/release/libutf8validate.so" "$work/tv/unversioned/$major_soname"
 ln -sf "$major_soname" "$work/tv/unversioned/libutf8validate.so"
-nm -D --defined-only "$work/tv/unversioned/$major_soname" | grep -q '@' &&
+nm -D --defined-only "$work/tv/unversioned/$major_soname" | grep '@' >/dev/null &&
   fail "the control library still has symbol versions"
 cc -shared -fPIC -I"$later/include" -o "$work/tv/unversioned/libsecond.so" "$tv/second.c" \
   -L"$work/tv/unversioned" -lutf8validate

@@ -30,6 +30,9 @@
 # default ${CARGO_TARGET_DIR:-target}/c-abi-bench; the results stay in its results/
 # (python3 benches/c-abi/summarize.py <that directory> prints the table again).
 set -euo pipefail
+# No `producer | grep -q` below: grep -q exits at its first match, the producer then
+# dies of SIGPIPE if it still has output (nm has plenty), and pipefail makes that
+# a failed pipeline. `grep ... >/dev/null` reads to the end.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 smoke=0
@@ -118,11 +121,11 @@ run_logged cmake --build "$work/bench-build"
 bench=$work/bench-build/c_abi_bench
 
 # The static library, linked in: our symbols defined in the program, no .so loaded.
-if ldd "$bench" | grep -q libutf8validate; then
+if ldd "$bench" | grep libutf8validate >/dev/null; then
   ldd "$bench" >&2
   fail "the benchmark loads libutf8validate.so; it must link libutf8validate.a"
 fi
-nm "$bench" | grep -Eq ' T utf8_validate$' || fail "utf8_validate is not defined in $bench"
+nm "$bench" | grep -E ' T utf8_validate$' >/dev/null || fail "utf8_validate is not defined in $bench"
 echo "ok: libutf8validate.a linked in (ldd lists no libutf8validate.so)" >&2
 
 # --- 3. The runs ---------------------------------------------------------------------------
