@@ -96,18 +96,25 @@ macro_rules! entry_points {
         pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
             // SAFETY: this function is only called with the feature present, and
             // `check_long` needs the same feature, present by the same contract.
-            unsafe { $crate::simd::check::<$V>(bytes, |bytes| check_long(bytes)) }
+            unsafe { $crate::simd::check::<$V, _>(bytes, |bytes| check_long(bytes)) }
         }
 
-        #[doc = concat!("[`crate::simd::validate`] with ", $name, ", with the C calling")]
-        /// convention, for `crate::dispatch`'s `validate`.
+        #[doc = concat!("[`crate::simd::check`]'s verdict with ", $name, ", with the C")]
+        /// calling convention, for `crate::dispatch`'s `validate`: a jump from the
+        /// C entry point, and on to [`validate_long`] or a scalar fallback by
+        /// another (see `crate::simd::Answer`).
         ///
         /// # Safety
         /// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
         #[target_feature(enable = $feature)]
         pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
-            // SAFETY: as in `check`; `validate_long` gets `len > BLOCK`.
-            unsafe { $crate::simd::validate::<$V>(ptr, len, |ptr, len| validate_long(ptr, len)) }
+            // SAFETY: as in `check`; the caller guarantees `len` readable bytes at
+            // the non-NULL `ptr`, and `validate_long` gets them back unchanged.
+            unsafe {
+                $crate::simd::check::<$V, bool>(core::slice::from_raw_parts(ptr, len), |bytes| {
+                    validate_long(bytes.as_ptr(), bytes.len())
+                })
+            }
         }
 
         #[doc = concat!("[`crate::simd::check_long`] with ", $name, ", out of line.")]
@@ -446,21 +453,20 @@ fn ends_inside_sequence(bytes: &[u8]) -> bool {
         || back(3).is_some_and(|&b| b >= 0xF0)
 }
 
-/// Validates `bytes`: `None` when it is well-formed UTF-8, else `Some(g)` with every
-/// check before offset `g` passed (see the module docs). An input of at most one
-/// block is one zero-padded vector where the instruction set can load that
-/// (AVX-512), else overlapping vectors, else (shorter than the narrowest vector)
-/// the scalar machine. A longer input goes to `long`, the back end's
-/// [`check_long`], out of line, so that short inputs do not share its code.
+/// Validates `bytes`, answering as `A` ([`Answer`]): `None` when it is well-formed
+/// UTF-8, else `Some(g)` with every check before offset `g` passed (see the module
+/// docs), or the verdict alone. An input of at most one block is one zero-padded
+/// vector where the instruction set can load that (AVX-512), else overlapping
+/// vectors, else (shorter than the narrowest vector) the scalar machine. A longer
+/// input goes to `long`, the back end's [`check_long`] (or its `validate_long`,
+/// which the back end's `validate` reaches by a jump), out of line, so that short
+/// inputs do not share its code.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present. Call it only from a function compiled
 /// with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check<V: Vector>(
-    bytes: &[u8],
-    long: impl FnOnce(&[u8]) -> Option<usize>,
-) -> Option<usize> {
+pub(crate) unsafe fn check<V: Vector, A: Answer>(bytes: &[u8], long: impl FnOnce(&[u8]) -> A) -> A {
     if bytes.len() > BLOCK {
         // Not rare, but for the layout: the short path below then runs without
         // a taken branch (a long input pays one jump, next to its own work).
@@ -468,33 +474,7 @@ pub(crate) unsafe fn check<V: Vector>(
         return long(bytes);
     }
     // SAFETY: the caller guarantees the CPU feature; `bytes.len() <= BLOCK`.
-    unsafe { check_block::<V, Option<usize>>(bytes) }
-}
-
-/// [`check`]'s verdict alone (`check(bytes).is_none()`), for the `len` bytes at
-/// `ptr`: each back end's `validate`, which `crate::dispatch` reaches by a jump
-/// from the C entry point. A longer input goes to `long`, the back end's
-/// `validate_long`, also `extern "C"`, so that this is a jump too and no answer
-/// needs converting on the way back. A short one is checked by [`check_block`]
-/// answering `bool` ([`Answer`]), whose scalar fallbacks are `extern "C"` too, so
-/// that the short path reaches them by jumps and saves no register.
-///
-/// # Safety
-/// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
-#[inline(always)]
-pub(crate) unsafe fn validate<V: Vector>(
-    ptr: *const u8,
-    len: usize,
-    long: impl FnOnce(*const u8, usize) -> bool,
-) -> bool {
-    if len > BLOCK {
-        // As in `check`: for the layout of the short path.
-        cold_path();
-        return long(ptr, len);
-    }
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`,
-    // and the CPU feature; `len <= BLOCK`.
-    unsafe { check_block::<V, bool>(core::slice::from_raw_parts(ptr, len)) }
+    unsafe { check_block::<V, A>(bytes) }
 }
 
 /// [`check`] for an input of at most one block.
@@ -535,16 +515,15 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
 /// valid `g`). Inlined, it and [`first_error_from_boundary`] made every short input
 /// save registers around them: callgrind counts 87 instead of 96 instructions per
 /// call on 64 bytes of mixed text with AVX2 now that both are out of line.
-/// ([`validate`]'s fallbacks, [`scalar_validate`] and [`validate_from_boundary`],
-/// are reached by jumps: 77 instead of 83.)
+/// (The `bool` answer's fallbacks are reached by jumps: see [`Answer`].)
 #[inline(never)]
 pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
     crate::scalar::first_error(bytes)
 }
 
 /// The scalar back end's verdict, with the C calling convention (see
-/// `crate::dispatch`'s `ValidateFn`), and [`validate`]'s for inputs too short for a
-/// vector (see [`Answer`]).
+/// `crate::dispatch`'s `ValidateFn`), and the `bool` [`Answer`] for inputs too
+/// short for a vector.
 ///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes.
@@ -554,13 +533,14 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
     crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
 }
 
-/// What [`check_block`] answers: [`check`]'s `Option<usize>` or [`validate`]'s
-/// `bool`, each with its own out-of-line scalar fallbacks. With `bool`, the
-/// fallbacks are `extern "C"` functions with the arguments and answer of
-/// `validate` itself, so that it ends in a jump to them (a tail call) and needs
-/// neither a saved register around a call nor a conversion of `Option<usize>`
-/// to `bool` after one.
-trait Answer {
+/// What [`check`] answers: `Option<usize>` (see the module docs) for the back
+/// ends' `check`, or the verdict alone, `bool`, for their `validate`, each with
+/// its own out-of-line scalar fallbacks. With `bool`, the fallbacks are
+/// `extern "C"` functions with the arguments and answer of `validate` itself, so
+/// that it ends in a jump to them (a tail call) and needs neither a saved
+/// register around a call nor a conversion of `Option<usize>` to `bool` after
+/// one (callgrind, AVX2, 64 mixed bytes: 77 instead of 83 instructions per call).
+pub(crate) trait Answer {
     /// Well-formed.
     const VALID: Self;
     /// Ill-formed, with every check before offset `passed` passed.
@@ -606,7 +586,7 @@ impl Answer for bool {
 }
 
 /// [`first_error_from_boundary`]'s verdict, with the C calling convention, for
-/// [`validate`] (see [`Answer`]).
+/// the `bool` [`Answer`].
 ///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes.
