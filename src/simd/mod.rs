@@ -50,9 +50,8 @@
 //! keeps: its comparisons cost two instructions each); no byte F0-FF (CJK,
 //! Indic) drops the 4-byte lead's part, 14; anything else takes all 16. The tier
 //! is read off the largest byte of the block (`max` of its vectors, which also
-//! answers the ASCII test), and only
-//! rises within a group of blocks, so text that needs the whole check pays one
-//! test per group for it.
+//! answers the ASCII test), and only rises within a group of blocks, so text that
+//! needs the whole check pays one test per group for it.
 //!
 //! # Result
 //!
@@ -78,7 +77,7 @@ use tiers::{block_errors, check_stretch, vector_errors, Stretch};
 /// minimum Rust, 1.89). Same code as `cold_path` on 1.95.
 #[cold]
 #[inline(always)]
-pub(crate) fn cold_path() {}
+fn cold_path() {}
 
 /// The entry points of a back end, for its vector type `$V` and target feature
 /// `$feature` (named `$name` in the docs): `check` and `validate`, which
@@ -513,8 +512,8 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
 /// The scalar machine's check of `bytes`, out of line: for the few inputs too short
 /// for a vector, and as the scalar back end's check (its exact first error is a
 /// valid `g`). Inlined, it and [`first_error_from_boundary`] made every short input
-/// save registers around them: callgrind counts 87 instead of 96 instructions per
-/// call on 64 bytes of mixed text with AVX2 now that both are out of line.
+/// save registers around them: moving both out of line took callgrind's count from
+/// 96 to 87 instructions per call on 64 bytes of mixed text with AVX2.
 /// (The `bool` answer's fallbacks are reached by jumps: see [`Answer`].)
 #[inline(never)]
 pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
