@@ -19,7 +19,7 @@
 
 use core::mem::MaybeUninit;
 
-use crate::diagnostics::describe_sequence;
+use crate::state_machine::{next_state, State};
 
 /// What [`escape_into`] or [`replace_into`] did: how many bytes it wrote and how
 /// many the whole result needs.
@@ -108,8 +108,8 @@ pub(crate) enum Mode {
     Replace,
 }
 
-/// The UTF-8 encoding of U+FFFD.
-const REPLACEMENT: &[u8] = "\u{FFFD}".as_bytes();
+/// The UTF-8 encoding of U+FFFD (EF BF BD).
+const REPLACEMENT: &[u8; 3] = b"\xEF\xBF\xBD";
 
 /// [`escape_into`] or [`replace_into`] into a possibly uninitialised buffer (the C
 /// ABI's `out`).
@@ -128,26 +128,83 @@ pub(crate) fn render(bytes: &[u8], out: &mut [MaybeUninit<u8>], mode: Mode) -> R
         };
         let (good, bad) = rest.split_at(offset.min(rest.len()));
         w.valid(good, mode);
-        // The maximal subpart at `bad` (1-3 bytes); a truncated sequence at the very
-        // end is one subpart too.
-        let length = describe_sequence(bad, true)
-            .map_or(1, |e| e.length)
-            .clamp(1, bad.len().max(1));
-        let (subpart, after) = bad.split_at(length.min(bad.len()));
-        match mode {
-            Mode::Escape => {
-                for &byte in subpart {
-                    w.unit(&hex_escape(byte));
-                }
-            }
-            Mode::Replace => w.unit(REPLACEMENT),
-        }
-        rest = after;
+        let walk = if offset < DENSE { DENSE } else { 0 };
+        rest = render_ill_formed(&mut w, bad, mode, walk);
     }
     Rendered {
         written: w.written,
         needed: w.needed,
     }
+}
+
+/// An error fewer than this many bytes after the previous one (or after the
+/// start) begins a dense stretch: [`render_ill_formed`] walks on with the state
+/// machine until this many well-formed bytes in a row follow an error, instead of
+/// calling the fast validator once per error, which costs about as much as
+/// walking this many bytes (random bytes hold an error every byte or two). A lone
+/// error costs one call and its maximal subpart.
+const DENSE: usize = 32;
+
+/// Renders `bad`, which starts with an ill-formed sequence: its maximal subpart,
+/// then, while the bytes after it are at most `walk` well-formed bytes away from
+/// the next error, those bytes and errors too, walked character by character with
+/// the draft's state machine. Returns the rest, which starts at a character
+/// boundary, for the fast validator.
+fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: usize) -> &'a [u8] {
+    // `bad[clean..at]` is well-formed and not yet written; `at` is a boundary.
+    let mut clean = 0;
+    let mut at = 0;
+    while let Some(&byte) = bad.get(at) {
+        if byte < 0x80 {
+            at += 1;
+        } else {
+            match next_unit(bad, at) {
+                Ok(end) => at = end,
+                Err(end) => {
+                    if at > clean {
+                        w.valid(&bad[clean..at], mode);
+                    }
+                    match mode {
+                        Mode::Escape => {
+                            for &byte in &bad[at..end] {
+                                w.unit(&hex_escape(byte));
+                            }
+                        }
+                        Mode::Replace => w.unit(REPLACEMENT),
+                    }
+                    at = end;
+                    clean = end;
+                }
+            }
+        }
+        if at - clean >= walk {
+            break;
+        }
+    }
+    if at > clean {
+        w.valid(&bad[clean..at], mode);
+    }
+    &bad[at..]
+}
+
+/// The unit at the character boundary `at < bytes.len()`: `Ok(end)` when
+/// `bytes[at..end]` is a well-formed character, `Err(end)` when it is the maximal
+/// subpart of an ill-formed sequence (Unicode §3.9): the bytes the state machine
+/// took before it failed, or the one byte it failed on when that was the first,
+/// or every byte to the end when the input ends inside a sequence.
+#[inline]
+fn next_unit(bytes: &[u8], at: usize) -> Result<usize, usize> {
+    let mut state = State::Start;
+    let mut i = at;
+    while let Some(&byte) = bytes.get(i) {
+        state = next_state(state, byte);
+        match state {
+            State::Start => return Ok(i + 1),
+            State::Error => return Err(i.max(at + 1)),
+            _ => i += 1,
+        }
+    }
+    Err(bytes.len())
 }
 
 /// `\xHH` for `byte`, uppercase.
@@ -172,7 +229,7 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// One indivisible unit (an escape or U+FFFD).
-    fn unit(&mut self, unit: &[u8]) {
+    fn unit<const N: usize>(&mut self, unit: &[u8; N]) {
         self.needed = self.needed.saturating_add(unit.len());
         if self.full {
             return;
@@ -194,7 +251,11 @@ impl Writer<'_> {
         let mut rest = run;
         while let Some(i) = find_escaped(rest) {
             self.text(&rest[..i]);
-            self.unit(if rest[i] == 0 { b"\\x00" } else { b"\\\\" });
+            if rest[i] == 0 {
+                self.unit(b"\\x00");
+            } else {
+                self.unit(b"\\\\");
+            }
             rest = &rest[i + 1..];
         }
         self.text(rest);
