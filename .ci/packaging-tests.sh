@@ -9,8 +9,8 @@
 #   3. consumers, each fed a valid and an invalid input: C with CMake find_package
 #      (shared), C++17 with CMake (static target), C with pkg-config (shared), C with
 #      pkg-config --static (our library static in a dynamic executable, and a fully
-#      static executable), C vendoring the repository (add_subdirectory and FetchContent,
-#      shared and static);
+#      static executable), C vendoring the repository (add_subdirectory, FetchContent
+#      of the directory and FetchContent cloning it with git; shared and static);
 #   4. the static library's global symbols (the C API only); a C program linking it next
 #      to another Rust staticlib, with and without LTO, in both orders; as controls,
 #      cargo's own staticlib (internals not hidden) failing to link next to an LTO'd one,
@@ -246,15 +246,38 @@ cc -static -std=c11 -Wall -Wextra -pedantic -Werror -o "$work/pc-fully-static" "
 [ -z "$(needed "$work/pc-fully-static")" ] || fail "the -static program needs shared libraries"
 run_consumer "C, fully static" "$work/pc-fully-static"
 
-step "consumer: C vendoring the repository (add_subdirectory, then FetchContent)"
-for how in add_subdirectory FetchContent; do
-  if [ $how = FetchContent ]; then fc=ON; else fc=OFF; fi
-  # The cargo target directory of the install build: cargo has nothing left to compile.
+step "consumer: C vendoring the repository (add_subdirectory, FetchContent, FetchContent from git)"
+# FetchContent from git clones this repository at its HEAD commit (the README's
+# GIT_REPOSITORY form, with a local path as the URL): it tests what is committed, not
+# changes in the working tree. A copy of the tree without git (a release tarball)
+# skips it, except under CI=true.
+hows="add_subdirectory FetchContent"
+if head=$(git -C "$repo" rev-parse --verify HEAD 2>/dev/null); then
+  hows="$hows FetchContent-git"
+elif [ "${CI:-}" = true ]; then
+  fail "$repo is not a git repository with a commit (CI=true)"
+else
+  echo "skipping FetchContent from git: $repo is not a git repository with a commit"
+fi
+for how in $hows; do
+  fc=OFF
+  tag=
+  case $how in
+    FetchContent) fc=ON ;;
+    FetchContent-git) fc=ON tag=$head ;;
+  esac
+  # The cargo target directory of the install build: cargo has nothing left to compile
+  # (from a git clone, only the crate itself, whose path differs).
   cmake -S "$repo/c-tests/consumers/vendored" -B "$work/vendored-$how" \
-    -DUTF8VALIDATE_DIR="$repo" -DUSE_FETCHCONTENT=$fc \
+    -DUTF8VALIDATE_DIR="$repo" -DUSE_FETCHCONTENT=$fc -DUTF8VALIDATE_GIT_TAG="$tag" \
     -DUTF8VALIDATE_CARGO_TARGET_DIR="$cargo_target" >"$work/vendored-$how.log" 2>&1 &&
     cmake --build "$work/vendored-$how" >>"$work/vendored-$how.log" 2>&1 ||
     { cat "$work/vendored-$how.log" >&2; fail "vendored ($how) did not build"; }
+  if [ $how = FetchContent-git ]; then
+    fetched=$(git -C "$work/vendored-$how/_deps/utf8validate-src" rev-parse HEAD)
+    [ "$fetched" = "$head" ] || fail "FetchContent checked out $fetched, not $head"
+    echo "ok: FetchContent cloned $head"
+  fi
   expect_shared "vendored ($how)" "$work/vendored-$how/consumer_shared"
   expect_static "vendored ($how)" "$work/vendored-$how/consumer_static"
   run_consumer "C, vendored with $how, shared" "$work/vendored-$how/consumer_shared"
