@@ -19,8 +19,6 @@
 
 use core::mem::MaybeUninit;
 
-use crate::state_machine::{next_state, State};
-
 /// What [`escape_into`] or [`replace_into`] did: how many bytes it wrote and how
 /// many the whole result needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -158,7 +156,7 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
         if byte < 0x80 {
             at += 1;
         } else {
-            match next_unit(bad, at) {
+            match crate::scalar::unit_at(bad, at) {
                 Ok(end) => at = end,
                 Err(end) => {
                     if at > clean {
@@ -185,26 +183,6 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
         w.valid(&bad[clean..at], mode);
     }
     &bad[at..]
-}
-
-/// The unit at the character boundary `at < bytes.len()`: `Ok(end)` when
-/// `bytes[at..end]` is a well-formed character, `Err(end)` when it is the maximal
-/// subpart of an ill-formed sequence (Unicode §3.9): the bytes the state machine
-/// took before it failed, or the one byte it failed on when that was the first,
-/// or every byte to the end when the input ends inside a sequence.
-#[inline]
-fn next_unit(bytes: &[u8], at: usize) -> Result<usize, usize> {
-    let mut state = State::Start;
-    let mut i = at;
-    while let Some(&byte) = bytes.get(i) {
-        state = next_state(state, byte);
-        match state {
-            State::Start => return Ok(i + 1),
-            State::Error => return Err(i.max(at + 1)),
-            _ => i += 1,
-        }
-    }
-    Err(bytes.len())
 }
 
 /// `\xHH` for `byte`, uppercase.

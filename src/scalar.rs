@@ -186,6 +186,29 @@ pub(crate) fn error_offset(bytes: &[u8], stop: Stop) -> usize {
     }
 }
 
+/// The unit at the character boundary `at < bytes.len()`, for the renderers of
+/// `crate::escape`: `Ok(end)` when `bytes[at..end]` is a well-formed character,
+/// `Err(end)` when it is the maximal subpart of an ill-formed sequence (Unicode
+/// §3.9): the bytes the machine took before it entered ERROR, or the one byte that
+/// made it enter ERROR from START, or every byte to the end when the input ends
+/// inside a sequence.
+#[inline]
+pub(crate) fn unit_at(bytes: &[u8], at: usize) -> Result<usize, usize> {
+    let mut s = START_SLOT;
+    let mut i = at;
+    while let Some(&byte) = bytes.get(i) {
+        s = step(s, byte) & SLOT_MASK;
+        if s == START_SLOT {
+            return Ok(i + 1);
+        }
+        if s == ERROR_SLOT {
+            return Err(i.max(at + 1));
+        }
+        i += 1;
+    }
+    Err(bytes.len())
+}
+
 /// The machine's state after `bytes`, starting from `state`. See
 /// [`crate::validate_chunk`].
 pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
