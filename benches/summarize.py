@@ -6,7 +6,9 @@ Usage: python3 benches/summarize.py [CRITERION_DIR]
 
 For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's median
 time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
-Short inputs are shown in ns per call. Then the checks of the issue's targets.
+Short inputs are shown in ns per call. Then the checks of the issue's targets, and
+the `render` benchmark (escape_into and replace_into against String::from_utf8_lossy)
+in MB/s, when it has run.
 """
 
 import json
@@ -71,7 +73,7 @@ def main():
     if not results:
         sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")
 
-    groups = sorted(results, key=order)
+    groups = sorted((g for g in results if OURS in results[g]), key=order)
     header = "| input | " + " | ".join(SHORT[c] for c in COLUMNS) + " | " + " | ".join(
         f"ours/{SHORT[p]}" for p in PEERS) + " | fe/val | avx2/s8 basic |"
     print("GB/s (short inputs: ns per call); ratios are utf8_validate over the peer's "
@@ -82,8 +84,6 @@ def main():
     print("|" + "---|" * (1 + len(COLUMNS) + len(PEERS) + 2))
     for g in groups:
         r = results[g]
-        if OURS not in r:
-            continue
         ours_ns, size = r[OURS]
         short = g.startswith("short-")
         cells = []
@@ -135,6 +135,28 @@ def main():
         worst = min(r[p][0] for p in PEERS if p != "memchr_ceiling" and p in r)
         print(f"- {g}: ours {r[OURS][0]:.1f} ns, first_error {r[OURS_FE][0]:.1f} ns, "
               f"fastest peer {worst:.1f} ns ({'met' if r[OURS][0] < worst else 'NOT met'})")
+
+    render_table(results)
+
+
+RENDER = ["escape_into", "replace_into", "std_from_utf8_lossy"]
+
+
+def render_table(results):
+    """The `render` benchmark's groups (render-<input>), if any, in MB/s."""
+    groups = sorted(g for g in results if g.startswith("render-"))
+    if not groups:
+        return
+    print("\nescape_into / replace_into against String::from_utf8_lossy, MB/s "
+          "(ratios: >1 means ours is faster):\n")
+    print("| input | " + " | ".join(RENDER) + " | escape/lossy | replace/lossy |")
+    print("|" + "---|" * (1 + len(RENDER) + 2))
+    for g in groups:
+        r = results[g]
+        cells = [f"{gbps(*r[f]) * 1000:.0f}" if f in r else "-" for f in RENDER]
+        lossy = r.get("std_from_utf8_lossy")
+        ratios = [f"{lossy[0] / r[f][0]:.2f}x" if lossy and f in r else "-" for f in RENDER[:2]]
+        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
 
 
 if __name__ == "__main__":
