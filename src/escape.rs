@@ -154,6 +154,7 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
     let mut at = 0;
     while let Some(&byte) = bad.get(at) {
         if byte < 0x80 {
+            // ASCII is a whole character: the machine would stay in START.
             at += 1;
         } else {
             match crate::scalar::unit_at(bad, at) {
