@@ -3,7 +3,8 @@
 # emulation: Debian's cross gcc links, qemu-aarch64 runs the test binaries. Then the
 # C suite and the guard-page program, cross-compiled against the aarch64 static
 # library, under qemu: once on the default back end (NEON) and once with
-# UTF8VALIDATE_BACKEND=scalar.
+# UTF8VALIDATE_BACKEND=scalar. Last, the aarch64 library's code is checked for panic
+# paths (.ci/panic-free.sh).
 # Needs: rustup target aarch64-unknown-linux-gnu; apt: gcc-aarch64-linux-gnu
 # libc6-dev-arm64-cross qemu-user.
 # Usage: bash .ci/aarch64-tests.sh [extra cargo test args]
@@ -83,3 +84,7 @@ for forced in "" scalar; do
     echo "aarch64 C suite, $name: no line \"$want\"" >&2; exit 1; }
   UTF8VALIDATE_BACKEND=$forced run_c "aarch64 guard pages, $name" "$out/guard_pages"
 done
+
+# The aarch64 library's own machine code calls no panic or allocation routine, as on
+# the host.
+bash .ci/panic-free.sh "$lib"

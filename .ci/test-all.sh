@@ -32,6 +32,8 @@ step "exhaustive and long tests (release)" \
   cargo test --release --test exhaustive --test stream --test backends --test diagnostics -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --release --test c_suite
+# The optimised library's own machine code calls no panic or allocation routine.
+step "no panic paths (release library)" bash .ci/panic-free.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
 step "packaging and consumers" bash .ci/packaging-tests.sh

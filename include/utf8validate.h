@@ -3,10 +3,9 @@
  * Tang's draft "The Algorithm to Validate an UTF-8 String" v0.4).
  *
  * Every function is thread-safe, allocates nothing, never reads outside the buffer it
- * is given and never aborts on any input, except the functions behind the debug
- * macros at the end of this file (utf8_assert_valid*, utf8_check_or_log): on
- * ill-formed input they allocate to report it, and the assert forms abort by
- * design. Link with -lutf8validate.
+ * is given and never aborts on any input, except the assert forms of the debug
+ * macros at the end of this file (utf8_assert_valid*), which abort on ill-formed
+ * input by design. Link with -lutf8validate.
  */
 
 #ifndef UTF8VALIDATE_H
@@ -395,7 +394,8 @@ const char *utf8validate_version(void);
  *   as `?`).
  * - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
  *   LEN" at byte 0; `len == 0` always passes.
- * - On failure only, allocates to assemble the line, which is written in one call.
+ * - Allocates nothing; on failure the line is written in one call (lines over
+ *   1 KiB in pieces).
  *
  * # Safety
  * Unless it is NULL, `buf` must point to at least `len` readable bytes; each of

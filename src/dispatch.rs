@@ -121,26 +121,26 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         check: simd::aarch64::neon::check,
         validate: simd::aarch64::neon::validate,
     },
-    Implementation {
-        name: "scalar",
-        available: always,
-        check: simd::scalar_check,
-        validate: simd::scalar_validate,
-    },
+    SCALAR,
 ];
+
+/// The draft's state machine, which runs everywhere: the last resort.
+const SCALAR: Implementation = Implementation {
+    name: "scalar",
+    available: always,
+    check: simd::scalar_check,
+    validate: simd::scalar_validate,
+};
 
 /// The environment variable that forces a back end, for tests; see the module docs.
 pub(crate) const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
 
 /// The best back end this CPU supports.
 fn best() -> &'static Implementation {
-    let mut chosen = &IMPLEMENTATIONS[IMPLEMENTATIONS.len() - 1];
-    for imp in IMPLEMENTATIONS.iter().rev() {
-        if (imp.available)() {
-            chosen = imp;
-        }
-    }
-    chosen
+    IMPLEMENTATIONS
+        .iter()
+        .find(|imp| (imp.available)())
+        .unwrap_or(&SCALAR)
 }
 
 /// The back end [`FORCE_VAR`] names, if it names one this CPU supports.

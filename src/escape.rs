@@ -124,7 +124,9 @@ pub(crate) fn render(bytes: &[u8], out: &mut [MaybeUninit<u8>], mode: Mode) -> R
             w.valid(rest, mode);
             break;
         };
-        let (good, bad) = rest.split_at(offset.min(rest.len()));
+        // `offset < rest.len()`; were it not, walking all of `rest` with the
+        // machine would still give the right result.
+        let (good, bad) = rest.split_at_checked(offset).unwrap_or((&[], rest));
         w.valid(good, mode);
         let walk = if offset < DENSE { DENSE } else { 0 };
         rest = render_ill_formed(&mut w, bad, mode, walk);
@@ -161,11 +163,11 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
                 Ok(end) => at = end,
                 Err(end) => {
                     if at > clean {
-                        w.valid(&bad[clean..at], mode);
+                        w.valid(span(bad, clean, at), mode);
                     }
                     match mode {
                         Mode::Escape => {
-                            for &byte in &bad[at..end] {
+                            for &byte in span(bad, at, end) {
                                 w.unit(&hex_escape(byte));
                             }
                         }
@@ -181,20 +183,29 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
         }
     }
     if at > clean {
-        w.valid(&bad[clean..at], mode);
+        w.valid(span(bad, clean, at), mode);
     }
-    &bad[at..]
+    bad.get(at..).unwrap_or_default()
+}
+
+/// `bytes[from..to]`. The walk's bookkeeping keeps `from <= to <= bytes.len()`;
+/// were it wrong, this would give nothing rather than a panic path.
+fn span(bytes: &[u8], from: usize, to: usize) -> &[u8] {
+    bytes.get(from..to).unwrap_or_default()
 }
 
 /// `\xHH` for `byte`, uppercase.
 fn hex_escape(byte: u8) -> [u8; 4] {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    [
-        b'\\',
-        b'x',
-        HEX[usize::from(byte >> 4)],
-        HEX[usize::from(byte & 0x0F)],
-    ]
+    [b'\\', b'x', hex_digit(byte >> 4), hex_digit(byte & 0x0F)]
+}
+
+/// The uppercase hexadecimal digit of `n` (0-15).
+fn hex_digit(n: u8) -> u8 {
+    if n < 10 {
+        b'0' + n
+    } else {
+        b'A' + (n - 10)
+    }
 }
 
 /// Writes whole units into `out` until one does not fit, and counts every unit.
@@ -209,16 +220,17 @@ struct Writer<'a> {
 impl Writer<'_> {
     /// One indivisible unit (an escape or U+FFFD).
     fn unit<const N: usize>(&mut self, unit: &[u8; N]) {
-        self.needed = self.needed.saturating_add(unit.len());
+        self.needed = self.needed.saturating_add(N);
         if self.full {
             return;
         }
-        let room = &mut self.out[self.written..];
-        if unit.len() <= room.len() {
-            copy(&mut room[..unit.len()], unit);
-            self.written += unit.len();
-        } else {
-            self.full = true;
+        // `written <= out.len() <= isize::MAX`, so the sum cannot overflow.
+        match self.out.get_mut(self.written..self.written + N) {
+            Some(dst) => {
+                copy(dst, unit);
+                self.written += N;
+            }
+            None => self.full = true,
         }
     }
 
@@ -228,14 +240,14 @@ impl Writer<'_> {
             return self.text(run);
         }
         let mut rest = run;
-        while let Some(i) = find_escaped(rest) {
-            self.text(&rest[..i]);
-            if rest[i] == 0 {
+        while let Some((before, byte, after)) = split_at_escaped(rest) {
+            self.text(before);
+            if byte == 0 {
                 self.unit(b"\\x00");
             } else {
                 self.unit(b"\\\\");
             }
-            rest = &rest[i + 1..];
+            rest = after;
         }
         self.text(rest);
     }
@@ -247,24 +259,30 @@ impl Writer<'_> {
         if self.full || run.is_empty() {
             return;
         }
-        let room = &mut self.out[self.written..];
+        let room = self.out.len().saturating_sub(self.written);
         let mut take = run.len();
-        if take > room.len() {
-            take = room.len();
+        if take > room {
+            take = room;
             // `run[take]` exists; back up to the lead byte of its character.
-            while take > 0 && matches!(run[take], 0x80..=0xBF) {
+            while take > 0 && matches!(run.get(take), Some(0x80..=0xBF)) {
                 take -= 1;
             }
             self.full = true;
         }
-        copy(&mut room[..take], &run[..take]);
-        self.written += take;
+        if let (Some(dst), Some(src)) = (
+            self.out.get_mut(self.written..self.written + take),
+            run.get(..take),
+        ) {
+            copy(dst, src);
+            self.written += take;
+        }
     }
 }
 
-/// The index of the first backslash or NUL in `run` (the two characters that
-/// [`escape_into`] escapes in valid text), 8 bytes at a time.
-fn find_escaped(run: &[u8]) -> Option<usize> {
+/// `run` split at its first backslash or NUL (the two characters that
+/// [`escape_into`] escapes in valid text): the bytes before it, it, and the bytes
+/// after it. Searched 8 bytes at a time.
+fn split_at_escaped(run: &[u8]) -> Option<(&[u8], u8, &[u8])> {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
@@ -279,10 +297,11 @@ fn find_escaped(run: &[u8]) -> Option<usize> {
         }
         from += 8;
     }
-    run[from..]
-        .iter()
-        .position(|&b| b == b'\\' || b == 0)
-        .map(|i| from + i)
+    let rest = run.get(from..)?;
+    let at = from + rest.iter().position(|&b| b == b'\\' || b == 0)?;
+    let (before, tail) = run.split_at_checked(at)?;
+    let (&byte, after) = tail.split_first()?;
+    Some((before, byte, after))
 }
 
 /// `dst = src` (same lengths).

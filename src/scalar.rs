@@ -42,6 +42,10 @@ const ERROR_SLOT: u64 = slot(State::Error);
 /// slot.
 static ROWS: [u64; 256] = build_rows();
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
 const fn build_rows() -> [u64; 256] {
     let mut rows = [0u64; 256];
     let mut byte = 0usize;
@@ -69,6 +73,10 @@ fn state_of(slot_bits: u64) -> State {
 /// One step in shift form. Only the low 6 bits of `s` are meaningful (the shift
 /// amount is taken modulo 64), so callers mask only when they read the state.
 #[inline(always)]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a byte indexes a table of 256 entries: always in range, and no check is emitted"
+)]
 fn step(s: u64, byte: u8) -> u64 {
     ROWS[byte as usize].wrapping_shr(s as u32)
 }

@@ -116,6 +116,10 @@ pub const CLASS_COUNT: usize = 12;
 /// The class of every byte value (see [`ByteClass`]).
 pub static BYTE_CLASS: [ByteClass; 256] = build_class_table();
 
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
 const fn build_class_table() -> [ByteClass; 256] {
     let mut table = [0u8; 256];
     let mut b = 0usize;
@@ -141,6 +145,10 @@ const fn build_class_table() -> [ByteClass; 256] {
 
 /// The class (0-11) of `byte`.
 #[inline]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a byte indexes a table of 256 entries: always in range, and no check is emitted"
+)]
 pub const fn byte_class(byte: u8) -> ByteClass {
     BYTE_CLASS[byte as usize]
 }
@@ -151,7 +159,7 @@ use State::{Error as X, Start as S, A, B, C, D, E, F, G};
 ///
 /// Rows are the states START, A-G, ERROR; columns the 12 byte classes.
 #[rustfmt::skip]
-pub static TRANSITIONS: [[State; CLASS_COUNT]; 9] = [
+pub static TRANSITIONS: [[State; CLASS_COUNT]; State::ALL.len()] = [
     //        00-7F 80-8F 90-9F A0-BF C0C1+ C2-DF  E0  E1-EF  ED    F0  F1-F3  F4
     /* START */ [S,    X,    X,    X,    X,    A,    C,    B,    D,    F,    E,    G],
     /* A     */ [X,    S,    S,    S,    X,    X,    X,    X,    X,    X,    X,    X],
@@ -166,9 +174,23 @@ pub static TRANSITIONS: [[State; CLASS_COUNT]; 9] = [
 
 /// One step of the machine: the state after reading `byte` in `state`.
 #[inline]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "the table has a row per State variant and a column per class; every class in BYTE_CLASS is below CLASS_COUNT (checked at compile time below)"
+)]
 pub const fn next_state(state: State, byte: u8) -> State {
     TRANSITIONS[state as usize][byte_class(byte) as usize]
 }
+
+// `next_state`'s indexing cannot go out of range: every class is a column of
+// TRANSITIONS. (Its rows are State::ALL, by its type.) Checked when compiling.
+const _: () = {
+    let mut byte = 0;
+    while byte < 256 {
+        assert!((byte_class(byte as u8) as usize) < CLASS_COUNT);
+        byte += 1;
+    }
+};
 
 /// Runs the machine over `bytes` one byte at a time, from `state`.
 ///

@@ -165,10 +165,12 @@ impl Stream {
         }
         // The carried bytes and enough new ones to finish any sequence (4 bytes).
         let mut seq = [0u8; 4];
-        seq[..held].copy_from_slice(&self.pending[..held]);
         let more = bytes.len().min(seq.len() - held);
-        seq[held..held + more].copy_from_slice(&bytes[..more]);
-        let seq = &seq[..held + more];
+        let carried = self.pending.iter().take(held);
+        for (slot, &byte) in seq.iter_mut().zip(carried.chain(bytes.iter().take(more))) {
+            *slot = byte;
+        }
+        let seq = seq.get(..held + more).unwrap_or_default();
         match first_sequence(seq) {
             Carried::Complete(n) => {
                 self.consumed = self.consumed.saturating_add(n);
@@ -196,7 +198,9 @@ impl Stream {
     fn set_pending(&mut self, seq: &[u8]) {
         let n = seq.len().min(self.pending.len());
         self.pending = [0; 3];
-        self.pending[..n].copy_from_slice(&seq[..n]);
+        for (slot, &byte) in self.pending.iter_mut().zip(seq) {
+            *slot = byte;
+        }
         self.pending_len = n as u8;
     }
 

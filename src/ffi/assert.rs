@@ -12,12 +12,13 @@
 //! `MESSAGE` is `utf8_error_kind_message` of its kind: the same sentence `utf8check`
 //! and the gdb command `utf8-check` print.
 //!
-//! Unlike the rest of the C ABI, these functions allocate, but only on the failure
-//! path: the line is assembled in memory so that it reaches stderr in one `write`
-//! (lines from several threads do not interleave). Valid input costs one validation.
+//! Like the rest of the C ABI they allocate nothing: the line is assembled in a
+//! buffer on the stack so that it reaches stderr in one `write` (lines from several
+//! threads do not interleave); only a line longer than that buffer (a very long
+//! path or expression) is written in pieces. Valid input costs one validation.
 
 use core::ffi::{c_char, c_int, c_void, CStr};
-use std::io::Write;
+use core::fmt::Write as _;
 
 use super::input;
 use crate::diagnostics::ErrorKind;
@@ -45,8 +46,9 @@ unsafe fn text_or(s: *const c_char, fallback: &[u8]) -> &[u8] {
 }
 
 /// Writes `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE` and a
-/// newline to stderr in one write. Write errors are ignored: there is nowhere else to
-/// report them, and the caller goes on to abort or return either way.
+/// newline to stderr, in one write when it fits in [`Line`]'s buffer. Write errors
+/// are ignored: there is nowhere else to report them, and the caller goes on to
+/// abort or return either way.
 ///
 /// # Safety
 /// Each of `expr`, `file` and `func` must be NULL or point to a NUL-terminated string.
@@ -57,25 +59,79 @@ unsafe fn report(
     line: c_int,
     func: *const c_char,
 ) {
-    let mut out: Vec<u8> = Vec::with_capacity(160);
+    let mut out = Line::new(std::io::stderr().lock());
     // SAFETY: forwarded caller contract (`file` is NULL or NUL-terminated).
-    out.extend_from_slice(unsafe { text_or(file, b"?") });
+    out.push(unsafe { text_or(file, b"?") });
     let _ = write!(out, ":{line}: ");
     // SAFETY: forwarded caller contract (`func` is NULL or NUL-terminated).
-    out.extend_from_slice(unsafe { text_or(func, b"?") });
-    let (offset, what): (usize, std::borrow::Cow<'static, str>) = match failure {
-        Failure::Invalid { offset, kind } => (offset, kind.message().into()),
-        Failure::NullBuffer { len } => (
-            0,
-            format!("the buffer is NULL but its length is {len}").into(),
-        ),
-        Failure::NullString => (0, "the string is NULL".into()),
+    out.push(unsafe { text_or(func, b"?") });
+    let offset = match failure {
+        Failure::Invalid { offset, .. } => offset,
+        Failure::NullBuffer { .. } | Failure::NullString => 0,
     };
     let _ = write!(out, ": invalid UTF-8 at byte {offset} of ");
     // SAFETY: forwarded caller contract (`expr` is NULL or NUL-terminated).
-    out.extend_from_slice(unsafe { text_or(expr, b"?") });
-    let _ = writeln!(out, ": {what}");
-    let _ = std::io::stderr().lock().write_all(&out);
+    out.push(unsafe { text_or(expr, b"?") });
+    let _ = match failure {
+        Failure::Invalid { kind, .. } => writeln!(out, ": {}", kind.message()),
+        Failure::NullBuffer { len } => {
+            writeln!(out, ": the buffer is NULL but its length is {len}")
+        }
+        Failure::NullString => writeln!(out, ": the string is NULL"),
+    };
+    out.flush();
+}
+
+/// Room for the longest report line expected (long paths and expressions included).
+const LINE_CAPACITY: usize = 1024;
+
+/// A report line assembled on the stack and written to `sink` (stderr) by `flush`;
+/// a line longer than the buffer is written in pieces as the buffer fills.
+struct Line<W: std::io::Write> {
+    buf: [u8; LINE_CAPACITY],
+    len: usize,
+    sink: W,
+}
+
+impl<W: std::io::Write> Line<W> {
+    fn new(sink: W) -> Self {
+        Line {
+            buf: [0; LINE_CAPACITY],
+            len: 0,
+            sink,
+        }
+    }
+
+    /// Appends `bytes`, writing out what is held whenever the buffer is full.
+    fn push(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let free = self.buf.get_mut(self.len..).unwrap_or_default();
+            let n = free.len().min(bytes.len());
+            let (now, later) = bytes.split_at_checked(n).unwrap_or((bytes, &[]));
+            for (slot, &byte) in free.iter_mut().zip(now) {
+                *slot = byte;
+            }
+            self.len += n;
+            bytes = later;
+            if !bytes.is_empty() {
+                self.flush();
+            }
+        }
+    }
+
+    /// Writes out what is held, in one call, and empties the buffer.
+    fn flush(&mut self) {
+        let held = self.buf.get(..self.len).unwrap_or_default();
+        let _ = self.sink.write_all(held);
+        self.len = 0;
+    }
+}
+
+impl<W: std::io::Write> core::fmt::Write for Line<W> {
+    fn write_str(&mut self, s: &str) -> core::fmt::Result {
+        self.push(s.as_bytes());
+        Ok(())
+    }
 }
 
 /// Why `buf[0..len)` is not valid UTF-8, or `None` when it is.
@@ -121,7 +177,8 @@ unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
 ///   as `?`).
 /// - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
 ///   LEN" at byte 0; `len == 0` always passes.
-/// - On failure only, allocates to assemble the line, which is written in one call.
+/// - Allocates nothing; on failure the line is written in one call (lines over
+///   1 KiB in pieces).
 ///
 /// # Safety
 /// Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
@@ -190,6 +247,61 @@ pub unsafe extern "C" fn utf8_check_or_log(
             // SAFETY: forwarded caller contract.
             unsafe { report(failure, expr, file, line, func) };
             false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records each write separately.
+    #[derive(Default)]
+    struct Writes(Vec<Vec<u8>>);
+
+    impl std::io::Write for &mut Writes {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.push(bytes.to_vec());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Pieces of every size around the buffer's, pushed and formatted in turns:
+    /// the writes put together are exactly the pieces put together, a line that
+    /// fits goes out in one write, and no write is longer than the buffer.
+    #[test]
+    fn line_is_written_whole_or_in_buffer_sized_pieces() {
+        for size in [
+            0,
+            1,
+            100,
+            LINE_CAPACITY - 1,
+            LINE_CAPACITY,
+            LINE_CAPACITY + 1,
+            5000,
+        ] {
+            let piece: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut writes = Writes::default();
+            let mut line = Line::new(&mut writes);
+            line.push(b"x.c");
+            let _ = write!(line, ":{}: ", 42);
+            line.push(&piece);
+            let _ = writeln!(line, ": {} end", 7);
+            line.flush();
+            let mut expected = b"x.c:42: ".to_vec();
+            expected.extend_from_slice(&piece);
+            expected.extend_from_slice(b": 7 end\n");
+            assert_eq!(writes.0.concat(), expected, "size {size}");
+            assert!(
+                writes.0.iter().all(|w| w.len() <= LINE_CAPACITY),
+                "size {size}"
+            );
+            if expected.len() <= LINE_CAPACITY {
+                assert_eq!(writes.0.len(), 1, "size {size}: one write");
+            }
         }
     }
 }

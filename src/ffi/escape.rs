@@ -28,14 +28,14 @@ unsafe fn render_c(
     // there that do not overlap `buf[0..len)`; `MaybeUninit<u8>` allows them to be
     // uninitialised, and only initialised bytes are written.
     let dst = unsafe { core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), out_cap) };
-    let (text, rest) = dst.split_at_mut(out_cap - 1);
-    let done = render(bytes, text, mode);
-    // `written <= out_cap - 1`, so the NUL goes into `text` right after the result,
-    // or into the last byte.
-    match text.get_mut(done.written) {
-        Some(slot) => slot.write(0),
-        None => rest[0].write(0),
+    // The text goes into all but the last byte, so that the NUL always fits.
+    let Some((last, text)) = dst.split_last_mut() else {
+        return render(bytes, &mut [], mode).needed;
     };
+    let done = render(bytes, text, mode);
+    // The NUL goes right after the result: into `text` when the result is shorter,
+    // else into the last byte.
+    text.get_mut(done.written).unwrap_or(last).write(0);
     done.needed
 }
 

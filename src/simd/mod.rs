@@ -441,12 +441,12 @@ pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
     bytes.is_ascii()
 }
 
-/// True iff `bytes` ends inside a sequence: its last byte is a lead byte (C0-FF),
-/// the one before a 3- or 4-byte lead (E0-FF), or the one before that a 4-byte lead
-/// (F0-FF).
+/// True iff `bytes[..end]` ends inside a sequence: its last byte is a lead byte
+/// (C0-FF), the one before a 3- or 4-byte lead (E0-FF), or the one before that a
+/// 4-byte lead (F0-FF).
 #[inline(always)]
-fn ends_inside_sequence(bytes: &[u8]) -> bool {
-    let back = |n: usize| bytes.len().checked_sub(n).and_then(|i| bytes.get(i));
+fn ends_inside_sequence(bytes: &[u8], end: usize) -> bool {
+    let back = |n: usize| end.checked_sub(n).and_then(|i| bytes.get(i));
     back(1).is_some_and(|&b| b >= 0xC0)
         || back(2).is_some_and(|&b| b >= 0xE0)
         || back(3).is_some_and(|&b| b >= 0xF0)
@@ -499,7 +499,7 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
             // Shorter than the narrowest vector, loaded zero-padded (AVX-512).
             match check_short(this) {
                 // A whole vector has no zero after it: check its end here.
-                None if ends_inside_sequence(bytes) => A::invalid(len),
+                None if ends_inside_sequence(bytes, len) => A::invalid(len),
                 None => A::VALID,
                 Some(passed) => A::invalid(passed),
             }
@@ -718,7 +718,7 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
             if at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
                 // An ASCII block is wrong only if the block before it ended inside
                 // a sequence.
-                if ends_inside_sequence(&bytes[..at]) {
+                if ends_inside_sequence(bytes, at) {
                     return Some(at);
                 }
                 at = skip_ascii::<V>(bytes, at + BLOCK);
@@ -743,7 +743,7 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
             let from = len - BLOCK;
             // In bounds: from + BLOCK = len.
             if is_ascii::<V>(start.add(from), 1) {
-                if ends_inside_sequence(&bytes[..from]) {
+                if ends_inside_sequence(bytes, from) {
                     return Some(from);
                 }
                 return None;
@@ -761,7 +761,7 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
             }
         }
     }
-    if ends_inside_sequence(bytes) {
+    if ends_inside_sequence(bytes, bytes.len()) {
         return Some(len);
     }
     None

@@ -111,6 +111,10 @@ enum Nibble {
 }
 
 /// `table[n]`: the flags of every rule whose set for `which` contains `n`.
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
 const fn build_table(which: Nibble) -> [u8; 16] {
     let mut table = [0u8; 16];
     let mut r = 0;
