@@ -291,7 +291,7 @@ pub(super) unsafe fn pair_flag_lanes<V: Vector>(k: &Constants<V>, this: V, prev1
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simd::is_continuation;
+    use crate::simd::boundary::is_continuation;
     use crate::state_machine::{byte_class, next_state, State};
 
     /// The non-error states.
