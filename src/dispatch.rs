@@ -1,21 +1,21 @@
 //! The one place where the validation entry points meet a back end.
 //!
 //! Every public validation function, in Rust and in C, comes through here. A back
-//! end is one *check* function ([`CheckFn`]): `None` when the input is well-formed,
-//! else `Some(g)` with `bytes[..g]` known to be a well-formed prefix. Around it,
-//! written once for every back end:
+//! end has two entry points with the C calling convention and the arguments of the
+//! C functions: its verdict ([`ValidateFn`]) and the offset of the first error
+//! ([`FirstErrorFn`], `len` when valid). The C functions `utf8_validate` and
+//! `utf8_first_error` end in a jump to them (a tail call), with no saved register
+//! and no conversion of the answer (callgrind, AVX2: 87 → 85 instructions per call
+//! on 64 bytes of mixed text for `utf8_validate`). Around them, written once for
+//! every back end:
 //!
 //! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
 //!   inline, with no indirect call; other short inputs go to the back end, which
 //!   checks them in one zero-padded masked load (AVX-512) or with the scalar machine;
-//! - [`validate`] needs only the verdict, so each back end also has a second entry
-//!   point ([`ValidateFn`]) that returns it as a `bool` with the C calling
-//!   convention: the C function `utf8_validate` then ends in a jump to it (a tail
-//!   call) rather than a call, a return and a conversion of `Option` to `bool`
-//!   (callgrind, AVX2: 87 → 85 instructions per call on 64 bytes of mixed text);
-//! - [`first_error`] resolves `g` to the exact offset by running the scalar machine
-//!   from the last character boundary at or before `g`, so on valid input it costs
-//!   exactly what [`validate`] costs;
+//! - [`first_error`] is the same check as [`validate`] up to the first error, whose
+//!   exact offset the back end finds by running the scalar machine from the last
+//!   character boundary before it, so on valid input it costs what [`validate`]
+//!   costs;
 //! - [`validate_chunk`] finishes the carried sequence with the scalar machine (at most
 //!   3 bytes), checks the rest with the back end up to its last sequence, and runs the
 //!   scalar machine over that last sequence (at most 4 bytes) for the final state.
@@ -54,14 +54,17 @@ use crate::scalar;
 use crate::simd;
 use crate::state_machine::State;
 
-/// A back end's whole-buffer check; see the module docs and [`crate::simd::check`].
+/// A back end's first error: the offset of the first byte of the first ill-formed
+/// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
+/// the C calling convention so that the C entry point can jump to it (see the
+/// module docs).
 ///
-/// Calling one is `unsafe`: the CPU must support the back end's instruction set.
-type CheckFn = unsafe fn(&[u8]) -> Option<usize>;
+/// Calling one is `unsafe`, as for [`ValidateFn`].
+type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 
 /// A back end's verdict alone: true iff the `len` bytes at `ptr` are well-formed,
-/// that is `check(bytes).is_none()`, with the C calling convention so that the C
-/// entry point can jump to it (see the module docs).
+/// with the C calling convention so that the C entry point can jump to it (see the
+/// module docs).
 ///
 /// Calling one is `unsafe`: the CPU must support the back end's instruction set,
 /// and `ptr` must be non-NULL with `len` readable bytes (a dangling, well-aligned
@@ -79,11 +82,11 @@ fn short_ascii(bytes: &[u8]) -> bool {
 }
 
 /// One back end: its name for tests and reports, whether this CPU can run it, its
-/// check and its verdict.
+/// first error and its verdict.
 struct Implementation {
     name: &'static str,
     available: fn() -> bool,
-    check: CheckFn,
+    first_error: FirstErrorFn,
     validate: ValidateFn,
 }
 
@@ -97,28 +100,28 @@ static IMPLEMENTATIONS: &[Implementation] = &[
     Implementation {
         name: "avx512",
         available: simd::x86_64::avx512::available,
-        check: simd::x86_64::avx512::check,
+        first_error: simd::x86_64::avx512::first_error,
         validate: simd::x86_64::avx512::validate,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "avx2",
         available: simd::x86_64::avx2::available,
-        check: simd::x86_64::avx2::check,
+        first_error: simd::x86_64::avx2::first_error,
         validate: simd::x86_64::avx2::validate,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
         name: "ssse3",
         available: simd::x86_64::ssse3::available,
-        check: simd::x86_64::ssse3::check,
+        first_error: simd::x86_64::ssse3::first_error,
         validate: simd::x86_64::ssse3::validate,
     },
     #[cfg(target_arch = "aarch64")]
     Implementation {
         name: "neon",
         available: simd::aarch64::neon::available,
-        check: simd::aarch64::neon::check,
+        first_error: simd::aarch64::neon::first_error,
         validate: simd::aarch64::neon::validate,
     },
     SCALAR,
@@ -128,7 +131,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
 const SCALAR: Implementation = Implementation {
     name: "scalar",
     available: always,
-    check: simd::scalar_check,
+    first_error: simd::scalar_first_error,
     validate: simd::scalar_validate,
 };
 
@@ -159,7 +162,7 @@ fn forced() -> Option<&'static Implementation> {
 static DETECT: Implementation = Implementation {
     name: "undetected",
     available: always,
-    check: detect_check,
+    first_error: detect_first_error,
     validate: detect_validate,
 };
 
@@ -189,13 +192,14 @@ fn detect() -> &'static Implementation {
     chosen
 }
 
-/// [`DETECT`]'s check: detects, then runs the chosen back end's check.
+/// [`DETECT`]'s first error: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`CheckFn`]'s: it only calls a check that this CPU supports.
-unsafe fn detect_check(bytes: &[u8]) -> Option<usize> {
-    // SAFETY: `forced` and `best` return only back ends whose `available` said yes.
-    unsafe { (detect().check)(bytes) }
+/// None beyond [`FirstErrorFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: `forced` and `best` return only back ends whose `available` said
+    // yes; `ptr` and `len` are forwarded unchanged.
+    unsafe { (detect().first_error)(ptr, len) }
 }
 
 /// [`DETECT`]'s verdict: detects, then runs the chosen back end's verdict.
@@ -203,7 +207,7 @@ unsafe fn detect_check(bytes: &[u8]) -> Option<usize> {
 /// # Safety
 /// None beyond [`ValidateFn`]'s: it only calls a verdict that this CPU supports.
 unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
-    // SAFETY: as in `detect_check`; `ptr` and `len` are forwarded unchanged.
+    // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate)(ptr, len) }
 }
 
@@ -226,6 +230,14 @@ pub(crate) fn validate(bytes: &[u8]) -> bool {
 /// Offset of the first byte of the first ill-formed sequence, `None` when valid.
 #[inline]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
+    let offset = first_error_offset(bytes);
+    (offset < bytes.len()).then_some(offset)
+}
+
+/// Offset of the first byte of the first ill-formed sequence, `bytes.len()` when
+/// valid: the answer of the C function `utf8_first_error`.
+#[inline]
+pub(crate) fn first_error_offset(bytes: &[u8]) -> usize {
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
     unsafe { first_error_with(bytes, current) }
 }
@@ -252,8 +264,8 @@ unsafe fn validate_with(bytes: &[u8], backend: impl FnOnce() -> &'static Impleme
     unsafe { (backend().validate)(bytes.as_ptr(), bytes.len()) }
 }
 
-/// [`first_error`] with the back end that `backend()` returns (asked only when
-/// the input is not short ASCII).
+/// [`first_error_offset`] with the back end that `backend()` returns (asked only
+/// when the input is not short ASCII).
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -261,13 +273,13 @@ unsafe fn validate_with(bytes: &[u8], backend: impl FnOnce() -> &'static Impleme
 unsafe fn first_error_with(
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
-) -> Option<usize> {
+) -> usize {
     if short_ascii(bytes) {
-        return None;
+        return bytes.len();
     }
-    // SAFETY: the caller guarantees the back end runs on this CPU.
-    let passed = unsafe { (backend().check)(bytes) }?;
-    simd::first_error_from_boundary(bytes, passed)
+    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
+    // `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
 }
 
 /// [`validate_chunk`] with the back end that `backend()` returns.
@@ -341,7 +353,8 @@ pub mod backends {
         /// [`crate::first_error`] through this back end.
         pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            unsafe { super::first_error_with(bytes, || self.imp) }
+            let offset = unsafe { super::first_error_with(bytes, || self.imp) };
+            (offset < bytes.len()).then_some(offset)
         }
 
         /// [`crate::validate_chunk`] through this back end.

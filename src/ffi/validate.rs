@@ -47,7 +47,7 @@ pub unsafe extern "C" fn utf8_validate(buf: *const c_char, len: usize) -> bool {
 pub unsafe extern "C" fn utf8_first_error(buf: *const c_char, len: usize) -> usize {
     // SAFETY: forwarded caller contract.
     match unsafe { input(buf, len) } {
-        Some(bytes) => crate::first_error(bytes).unwrap_or(len),
+        Some(bytes) => crate::dispatch::first_error_offset(bytes),
         None => 0,
     }
 }
@@ -103,7 +103,7 @@ pub unsafe extern "C" fn utf8_validate_cstr(s: *const c_char) -> bool {
 pub unsafe extern "C" fn utf8_first_error_cstr(s: *const c_char) -> usize {
     // SAFETY: forwarded caller contract.
     match unsafe { c_string(s) } {
-        Some(bytes) => crate::first_error(bytes).unwrap_or(bytes.len()),
+        Some(bytes) => crate::dispatch::first_error_offset(bytes),
         None => 0,
     }
 }

@@ -1,18 +1,23 @@
-//! What a check answers: the offset before which every check passed (for
-//! `first_error`), or the verdict alone (for `validate`), each with its own
-//! out-of-line scalar fallbacks.
+//! What a check answers: the offset of the first error (for `first_error`), or
+//! the verdict alone (for `validate`), each with its own out-of-line scalar
+//! fallbacks.
 
 use super::boundary::boundary_at_or_before;
 
-/// The scalar machine's check of `bytes`, out of line: for the few inputs too short
-/// for a vector, and as the scalar back end's check (its exact first error is a
-/// valid `g`). Inlined, it and [`first_error_from_boundary`] made every short input
-/// save registers around them: moving both out of line took callgrind's count from
-/// 96 to 87 instructions per call on 64 bytes of mixed text with AVX2.
-/// (The `bool` answer's fallbacks are reached by jumps: see [`Answer`].)
+/// The scalar back end's first error, with the C calling convention (see
+/// `crate::dispatch`'s `FirstErrorFn`): the offset of the first ill-formed
+/// sequence, or `len` when there is none. Also the `usize` [`Answer`] for inputs
+/// too short for a vector. Out of line: inlined, the scalar machine made every
+/// short input save registers around it (callgrind, AVX2, 64 mixed bytes: 96
+/// against 87 instructions per call when it and [`first_error_from_boundary`]
+/// moved out).
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
 #[inline(never)]
-pub(crate) fn scalar_check(bytes: &[u8]) -> Option<usize> {
-    crate::scalar::first_error(bytes)
+pub(crate) unsafe extern "C" fn scalar_first_error(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).unwrap_or(len)
 }
 
 /// The scalar back end's verdict, with the C calling convention (see
@@ -27,44 +32,54 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
     crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
 }
 
-/// What [`super::check`] answers: `Option<usize>` (see the module docs) for the back
-/// ends' `check`, or the verdict alone, `bool`, for their `validate`, each with
-/// its own out-of-line scalar fallbacks. With `bool`, the fallbacks are
-/// `extern "C"` functions with the arguments and answer of `validate` itself, so
-/// that it ends in a jump to them (a tail call) and needs neither a saved
-/// register around a call nor a conversion of `Option<usize>` to `bool` after
-/// one (callgrind, AVX2, 64 mixed bytes: 77 instead of 83 instructions per call).
+/// What [`super::check`] answers: the offset of the first error, `usize` (`len`
+/// when valid), for the back ends' `first_error`, or the verdict alone, `bool`,
+/// for their `validate`. Each answer has its own out-of-line fallbacks
+/// (the scalar machine for inputs too short for a vector, and the scalar machine
+/// from a character boundary after an error), `extern "C"` functions with the
+/// arguments and answer of the entry point itself, so that it ends in a jump to
+/// them (a tail call) and needs neither a saved register around a call nor a
+/// conversion of its answer after one (callgrind, AVX2, 64 mixed bytes: 77
+/// instead of 83 instructions per call for `validate`).
 pub(crate) trait Answer {
-    /// Well-formed.
-    const VALID: Self;
-    /// Ill-formed, with every check before offset `passed` passed.
-    fn invalid(passed: usize) -> Self;
+    /// Well-formed, for an input of `len` bytes.
+    fn valid(len: usize) -> Self;
+    /// Ill-formed, with every check before offset `passed` of `bytes` passed.
+    fn invalid(bytes: &[u8], passed: usize) -> Self;
     /// The scalar machine's answer for `bytes`.
     fn scalar(bytes: &[u8]) -> Self;
     /// The answer for `bytes`, whose `bytes[..passed]` is a well-formed prefix.
     fn from_boundary(bytes: &[u8], passed: usize) -> Self;
 }
 
-impl Answer for Option<usize> {
-    const VALID: Self = None;
+impl Answer for usize {
     #[inline(always)]
-    fn invalid(passed: usize) -> Self {
-        Some(passed)
+    fn valid(len: usize) -> Self {
+        len
+    }
+    #[inline(always)]
+    fn invalid(bytes: &[u8], passed: usize) -> Self {
+        Self::from_boundary(bytes, passed)
     }
     #[inline(always)]
     fn scalar(bytes: &[u8]) -> Self {
-        scalar_check(bytes)
+        // SAFETY: `bytes` is readable and its pointer is non-NULL.
+        unsafe { scalar_first_error(bytes.as_ptr(), bytes.len()) }
     }
     #[inline(always)]
     fn from_boundary(bytes: &[u8], passed: usize) -> Self {
-        first_error_from_boundary(bytes, passed)
+        // SAFETY: as in `scalar`, and `passed` is forwarded unchanged.
+        unsafe { first_error_offset_from_boundary(bytes.as_ptr(), bytes.len(), passed) }
     }
 }
 
 impl Answer for bool {
-    const VALID: Self = true;
     #[inline(always)]
-    fn invalid(_: usize) -> Self {
+    fn valid(_: usize) -> Self {
+        true
+    }
+    #[inline(always)]
+    fn invalid(_: &[u8], _: usize) -> Self {
         false
     }
     #[inline(always)]
@@ -77,6 +92,23 @@ impl Answer for bool {
         // SAFETY: as in `scalar`, and `passed` is forwarded unchanged.
         unsafe { validate_from_boundary(bytes.as_ptr(), bytes.len(), passed) }
     }
+}
+
+/// [`first_error_from_boundary`] with the C calling convention and `len` for
+/// "valid", for the `usize` [`Answer`].
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
+#[cold]
+#[inline(never)]
+unsafe extern "C" fn first_error_offset_from_boundary(
+    ptr: *const u8,
+    len: usize,
+    passed: usize,
+) -> usize {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    first_error_from_boundary(unsafe { core::slice::from_raw_parts(ptr, len) }, passed)
+        .unwrap_or(len)
 }
 
 /// [`first_error_from_boundary`]'s verdict, with the C calling convention, for

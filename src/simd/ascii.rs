@@ -57,7 +57,7 @@ pub(super) unsafe fn skip_ascii<V: Vector>(bytes: &[u8], mut at: usize) -> usize
 
 /// True iff `bytes` is all ASCII, without a back end: the inline test for short
 /// inputs (up to [`BLOCK`] bytes; on x86-64 with overlapping SSE2 loads from 16
-/// bytes on, see [`x86_64::is_short_ascii_sse2`]). Reads nothing outside `bytes`.
+/// bytes on, see `x86_64::is_short_ascii_sse2`). Reads nothing outside `bytes`.
 #[inline(always)]
 pub(crate) fn is_short_ascii(bytes: &[u8]) -> bool {
     #[cfg(target_arch = "x86_64")]

@@ -2,22 +2,33 @@
 //! check of [`crate::simd`] for one vector type and target feature.
 
 /// The entry points of a back end, for its vector type `$V` and target feature
-/// `$feature` (named `$name` in the docs): `check` and `validate`, which
-/// `crate::dispatch` caches, and the out-of-line `check_long`, `validate_long`
-/// and `check_tiered` they call. Each is the generic function of `crate::simd`
-/// compiled with the back end's instruction set, so that the generic body and
-/// every `Vector` method in it are inlined with that feature enabled.
+/// `$feature` (named `$name` in the docs): `first_error` and `validate`, which
+/// `crate::dispatch` caches, and the out-of-line `first_error_long`,
+/// `validate_long`, `first_error_tiered` and `check_tiered` they reach. Each is the generic function of
+/// `crate::simd` compiled with the back end's instruction set, so that the generic
+/// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
     ($V:ty, $feature:literal, $name:literal) => {
-        #[doc = concat!("[`crate::simd::check`] with ", $name, ".")]
+        #[doc = concat!("The first error by [`crate::simd::check`] with ", $name, ", with the")]
+        /// C calling convention, for `crate::dispatch`'s `first_error`: the offset
+        /// of the first byte of the first ill-formed sequence, or `len` when there
+        /// is none. A jump from the C entry point, and on to [`first_error_long`]
+        /// or a scalar fallback by another (see `crate::simd::Answer`).
         ///
         /// # Safety
-        /// The CPU must support the back end's instruction set ([`available`]).
+        /// The CPU must support the back end's instruction set ([`available`]), and
+        /// `ptr` must be non-NULL with `len` readable bytes.
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe fn check(bytes: &[u8]) -> Option<usize> {
-            // SAFETY: this function is only called with the feature present, and
-            // `check_long` needs the same feature, present by the same contract.
-            unsafe { $crate::simd::check::<$V, _>(bytes, |bytes| check_long(bytes)) }
+        pub(crate) unsafe extern "C" fn first_error(ptr: *const u8, len: usize) -> usize {
+            // SAFETY: this function is only called with the feature present, which
+            // `first_error_long` needs too; the caller guarantees `len` readable
+            // bytes at the non-NULL `ptr`, and `first_error_long` gets them back
+            // unchanged.
+            unsafe {
+                $crate::simd::check::<$V, usize>(core::slice::from_raw_parts(ptr, len), |bytes| {
+                    first_error_long(bytes.as_ptr(), bytes.len())
+                })
+            }
         }
 
         #[doc = concat!("[`crate::simd::check`]'s verdict with ", $name, ", with the C")]
@@ -26,11 +37,10 @@ macro_rules! entry_points {
         /// another (see `crate::simd::Answer`).
         ///
         /// # Safety
-        /// As for [`check`], and `ptr` must be non-NULL with `len` readable bytes.
+        /// As for [`first_error`].
         #[target_feature(enable = $feature)]
         pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
-            // SAFETY: as in `check`; the caller guarantees `len` readable bytes at
-            // the non-NULL `ptr`, and `validate_long` gets them back unchanged.
+            // SAFETY: as in `first_error`.
             unsafe {
                 $crate::simd::check::<$V, bool>(core::slice::from_raw_parts(ptr, len), |bytes| {
                     validate_long(bytes.as_ptr(), bytes.len())
@@ -38,20 +48,32 @@ macro_rules! entry_points {
             }
         }
 
-        #[doc = concat!("[`crate::simd::check_long`] with ", $name, ", out of line.")]
+        /// [`first_error`] for inputs longer than one block: the generic
+        /// [`crate::simd::check_long`] with the exact offset of the first error
+        /// (`len` when valid) and the C calling convention, out of line, so that
+        /// [`first_error`] reaches it by a jump, and it [`first_error_tiered`] by
+        /// another.
         ///
         /// # Safety
-        /// As for [`check`], and `bytes.len() > simd::BLOCK`.
+        /// As for [`first_error`], and `len > simd::BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        unsafe fn check_long(bytes: &[u8]) -> Option<usize> {
-            // SAFETY: as in `check`.
-            unsafe { $crate::simd::check_long::<$V>(bytes, |bytes, at| check_tiered(bytes, at)) }
+        unsafe extern "C" fn first_error_long(ptr: *const u8, len: usize) -> usize {
+            // SAFETY: the caller guarantees `len` readable bytes at the non-NULL
+            // `ptr`, the feature and `len > BLOCK`; `first_error_tiered` gets
+            // them back unchanged.
+            unsafe {
+                $crate::simd::check_long::<$V, usize>(
+                    core::slice::from_raw_parts(ptr, len),
+                    |bytes, at| first_error_tiered(bytes.as_ptr(), bytes.len(), at),
+                )
+            }
         }
 
-        /// [`validate`] for inputs longer than one block: [`check_long`]'s work
-        /// with a `bool` answer and the C calling convention, out of line, so that
-        /// [`validate`] reaches it by a jump and its answer needs no conversion.
+        /// [`validate`] for inputs longer than one block: the generic
+        /// [`crate::simd::check_long`] with a `bool` answer and the C calling
+        /// convention, out of line, so that [`validate`] reaches it by a jump and
+        /// its answer needs no conversion.
         ///
         /// # Safety
         /// As for [`validate`], and `len > simd::BLOCK`.
@@ -61,19 +83,41 @@ macro_rules! entry_points {
             // SAFETY: the caller guarantees `len` readable bytes at the non-NULL
             // `ptr`, the feature and `len > BLOCK`.
             unsafe {
+                $crate::simd::check_long::<$V, bool>(
+                    core::slice::from_raw_parts(ptr, len),
+                    |bytes, at| check_tiered(bytes, at).is_none(),
+                )
+            }
+        }
+
+        /// [`check_tiered`]'s exact first error (`len` when valid), with the C
+        /// calling convention, for [`first_error_long`].
+        ///
+        /// # Safety
+        /// As for [`first_error_long`], and `at` is where the generic `check_long`
+        /// left the leading ASCII.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe extern "C" fn first_error_tiered(ptr: *const u8, len: usize, at: usize) -> usize {
+            // SAFETY: as in `first_error_long`.
+            unsafe {
                 let bytes = core::slice::from_raw_parts(ptr, len);
-                $crate::simd::check_long::<$V>(bytes, |bytes, at| check_tiered(bytes, at)).is_none()
+                match check_tiered(bytes, at) {
+                    None => len,
+                    Some(passed) => <usize as $crate::simd::Answer>::from_boundary(bytes, passed),
+                }
             }
         }
 
         #[doc = concat!("[`crate::simd::check_tiered`] with ", $name, ", out of line.")]
         ///
         /// # Safety
-        /// As for [`check_long`], and `at` is where it left the leading ASCII.
+        /// As for [`validate_long`], and `at` is where the generic `check_long`
+        /// left the leading ASCII.
         #[target_feature(enable = $feature)]
         #[inline(never)]
         unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
-            // SAFETY: as in `check`.
+            // SAFETY: as in `first_error`.
             unsafe { $crate::simd::check_tiered::<$V>(bytes, at) }
         }
     };

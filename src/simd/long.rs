@@ -1,7 +1,7 @@
 //! Inputs longer than one block: their leading ASCII skipped, then plain vectors
 //! up to [`MEDIUM`] bytes, or the tiered loop ([`check_tiered`]).
 
-use super::answer::first_error_from_boundary;
+use super::answer::{first_error_from_boundary, Answer};
 use super::ascii::{is_ascii, skip_ascii};
 use super::boundary::ends_inside_sequence;
 use super::rules::{errors, Constants, FULL};
@@ -26,31 +26,34 @@ const ALIGN_FROM: usize = 16 * BLOCK;
 /// [`super::check`] for inputs longer than one block: their leading ASCII is skipped
 /// ([`leading_ascii`]); then an input of at most [`MEDIUM`] bytes whose first
 /// block is not all ASCII is checked with plain vectors, and anything else with
-/// the tiered loop, `tiered` (the back end's [`check_tiered`]), which on an error
-/// in the plain vectors also finds the failing block. Each back end compiles it
-/// into a function of its own that [`super::check`] calls (`long`).
+/// the tiered loop, `tiered` (the back end's [`check_tiered`] with the answer
+/// `A`), which on an error in the plain vectors also finds the failing block.
+/// Each back end compiles it into a function of its own per answer that
+/// [`super::check`] reaches by a jump (`long`); as every path ends in an answer
+/// or a jump to `tiered`, it saves no register.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
 /// from a function compiled with that feature, so that this body is inlined and
 /// compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check_long<V: Vector>(
+pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
     bytes: &[u8],
-    tiered: impl FnOnce(&[u8], usize) -> Option<usize>,
-) -> Option<usize> {
+    tiered: impl FnOnce(&[u8], usize) -> A,
+) -> A {
     let len = bytes.len();
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     match unsafe { leading_ascii::<V>(bytes) } {
-        None => None,
+        None => A::valid(len),
         // At least 3 bytes before the last vector, so that `check_vectors` never
         // falls back to the scalar machine here: with 64-byte vectors, inputs of
         // 65 or 66 bytes go to `tiered`.
         // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
         Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
-            match unsafe { check_vectors::<V, Option<usize>>(bytes) } {
-                None => None,
-                Some(_) => tiered(bytes, 0),
+            if unsafe { check_vectors::<V, bool>(bytes) } {
+                A::valid(len)
+            } else {
+                tiered(bytes, 0)
             }
         }
         Some(at) => tiered(bytes, at),

@@ -55,13 +55,15 @@
 //!
 //! # Result
 //!
-//! [`check`] answers `None` (valid) or `Some(g)`: invalid, and every check before
-//! offset `g` passed, so `bytes[..g]` is a prefix of some well-formed string. The
-//! caller ([`crate::dispatch`]) turns `g` into the exact offset of the first error
-//! with the scalar machine, started at the last character boundary at or before `g`.
+//! The vector checks find `None` (valid) or `Some(g)`: invalid, and every check
+//! before offset `g` passed, so `bytes[..g]` is a prefix of some well-formed
+//! string. [`check`] answers the verdict (a back end's `validate`), or the exact
+//! offset of the first error (its `first_error`), found by the scalar machine
+//! started at the last character boundary at or before `g`
+//! ([`answer::first_error_from_boundary`]).
 //!
 //! Nothing here allocates, and no load touches memory outside the given slice.
-
+//!
 //! # Layout
 //!
 //! - [`vector`]: the [`Vector`] trait, the few operations each instruction set
@@ -90,7 +92,7 @@ mod vector;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
-pub(crate) use answer::{first_error_from_boundary, scalar_check, scalar_validate};
+pub(crate) use answer::{scalar_first_error, scalar_validate, Answer};
 pub(crate) use ascii::is_short_ascii;
 pub(crate) use boundary::last_boundary;
 pub(crate) use entry::entry_points;

@@ -7,14 +7,13 @@ use super::rules::{errors, Constants, FULL};
 use super::tiers::vector_errors;
 use super::{cold_path, Vector, BLOCK};
 
-/// Validates `bytes`, answering as `A` ([`Answer`]): `None` when it is well-formed
-/// UTF-8, else `Some(g)` with every check before offset `g` passed (see the module
-/// docs), or the verdict alone. An input of at most one block is one zero-padded
+/// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
+/// the first error (`bytes.len()` when there is none). An input of at most one block is one zero-padded
 /// vector where the instruction set can load that (AVX-512), else overlapping
 /// vectors, else (shorter than the narrowest vector) the scalar machine. A longer
-/// input goes to `long`, the back end's [`super::check_long`] (or its `validate_long`,
-/// which the back end's `validate` reaches by a jump), out of line, so that short
-/// inputs do not share its code.
+/// input goes to `long`, the back end's `validate_long` or `first_error_long` (the
+/// generic [`super::check_long`]), which its `validate` and `first_error` reach by
+/// a jump, out of line, so that short inputs do not share its code.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present. Call it only from a function compiled
@@ -54,9 +53,9 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
             // Shorter than the narrowest vector, loaded zero-padded (AVX-512).
             match check_short(this) {
                 // A whole vector has no zero after it: check its end here.
-                None if ends_inside_sequence(bytes, len) => A::invalid(len),
-                None => A::VALID,
-                Some(passed) => A::invalid(passed),
+                None if ends_inside_sequence(bytes, len) => A::invalid(bytes, len),
+                None => A::valid(len),
+                Some(passed) => A::invalid(bytes, passed),
             }
         } else {
             A::scalar(bytes)
@@ -100,9 +99,9 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
 /// the one that ends at the end, even when a whole vector would fit there: one
 /// code path instead of two (callgrind, AVX2, mixed text: 128 bytes 147 → 135
 /// instructions per call, 256 bytes 247 → 227, 64 bytes 85 → 84). An error is
-/// reported at 0: [`super::first_error_from_boundary`] finds it within these few bytes
-/// (up to [`BLOCK`]); for longer inputs (up to `long::MEDIUM`) the caller finds the
-/// block first.
+/// reported as found after offset 0: [`super::answer::first_error_from_boundary`] finds it
+/// within these few bytes (up to [`BLOCK`]); for longer inputs (up to
+/// `long::MEDIUM`) the caller asks only for the verdict and finds the block first.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.
@@ -138,7 +137,7 @@ pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
                 // checks them from the last boundary in the first vector.
                 cold_path();
                 if error.any_nonzero() {
-                    return A::invalid(0);
+                    return A::invalid(bytes, 0);
                 }
                 return A::from_boundary(bytes, at);
             }
@@ -148,9 +147,9 @@ pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
         // The input must not end inside a sequence. In bounds: BYTES <= len.
         let error = error.or(ends_inside_lanes(p.add(len - V::BYTES)));
         if error.any_nonzero() {
-            A::invalid(0)
+            A::invalid(bytes, 0)
         } else {
-            A::VALID
+            A::valid(len)
         }
     }
 }

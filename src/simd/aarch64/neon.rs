@@ -117,8 +117,8 @@ impl Vector for V16 {
     }
 }
 
-/// True iff this CPU can run [`check`] (always, on the aarch64 targets Rust
-/// supports with `std`, but asked rather than assumed).
+/// True iff this CPU can run [`first_error`] and [`validate`] (always, on the
+/// aarch64 targets Rust supports with `std`, but asked rather than assumed).
 pub(crate) fn available() -> bool {
     std::arch::is_aarch64_feature_detected!("neon")
 }

@@ -129,7 +129,7 @@ impl Vector for V32 {
     }
 }
 
-/// True iff this CPU can run [`check`].
+/// True iff this CPU can run [`first_error`] and [`validate`].
 pub(crate) fn available() -> bool {
     std::is_x86_feature_detected!("avx2")
 }

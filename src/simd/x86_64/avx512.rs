@@ -158,7 +158,7 @@ impl Vector for V64 {
     }
 }
 
-/// True iff this CPU can run [`check`].
+/// True iff this CPU can run [`first_error`] and [`validate`].
 pub(crate) fn available() -> bool {
     std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512bw")
