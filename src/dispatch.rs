@@ -230,7 +230,12 @@ pub(crate) fn validate(bytes: &[u8]) -> bool {
 /// Offset of the first byte of the first ill-formed sequence, `None` when valid.
 #[inline]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
-    let offset = first_error_offset(bytes);
+    error_at(first_error_offset(bytes), bytes)
+}
+
+/// A back end's first error (`bytes.len()` when valid) as `Option`.
+#[inline(always)]
+fn error_at(offset: usize, bytes: &[u8]) -> Option<usize> {
     (offset < bytes.len()).then_some(offset)
 }
 
@@ -353,8 +358,10 @@ pub mod backends {
         /// [`crate::first_error`] through this back end.
         pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            let offset = unsafe { super::first_error_with(bytes, || self.imp) };
-            (offset < bytes.len()).then_some(offset)
+            super::error_at(
+                unsafe { super::first_error_with(bytes, || self.imp) },
+                bytes,
+            )
         }
 
         /// [`crate::validate_chunk`] through this back end.

@@ -21,14 +21,16 @@ unsafe fn render_c(
     // SAFETY: forwarded caller contract. An unreadable input (NULL with len > 0)
     // renders as the empty input.
     let bytes = unsafe { input(buf, len) }.unwrap_or(&[]);
-    if out.is_null() || out_cap == 0 {
-        return render(bytes, &mut [], mode).needed;
-    }
-    // SAFETY: `out` is non-NULL and the caller guarantees `out_cap` writable bytes
-    // there that do not overlap `buf[0..len)`; `MaybeUninit<u8>` allows them to be
-    // uninitialised, and only initialised bytes are written.
-    let dst = unsafe { core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), out_cap) };
-    // The text goes into all but the last byte, so that the NUL always fits.
+    let dst: &mut [MaybeUninit<u8>] = if out.is_null() {
+        &mut []
+    } else {
+        // SAFETY: `out` is non-NULL and the caller guarantees `out_cap` writable
+        // bytes there that do not overlap `buf[0..len)`; `MaybeUninit<u8>` allows
+        // them to be uninitialised, and only initialised bytes are written.
+        unsafe { core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), out_cap) }
+    };
+    // The text goes into all but the last byte, so that the NUL always fits; with
+    // no byte at all (NULL or `out_cap == 0`) only the length is computed.
     let Some((last, text)) = dst.split_last_mut() else {
         return render(bytes, &mut [], mode).needed;
     };

@@ -126,10 +126,10 @@ unsafe extern "C" fn validate_from_boundary(ptr: *const u8, len: usize, passed: 
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
 /// prefix: the scalar machine from the last character boundary at or before
 /// `passed`, where it is in START. The machine is the source of truth: if it finds
-/// no error, there is none. Turns a back end's `g` into the answer of
-/// `first_error` (`crate::dispatch`), and checks the last bytes of inputs one or
-/// two bytes longer than a vector. Out of line and cold: only rare inputs (an
-/// error, or an odd length) get here.
+/// no error, there is none. Turns the `g` of a failed vector check into the exact
+/// offset (the `usize` [`Answer`], a back end's `first_error_tiered`), and checks
+/// the last bytes of inputs one or two bytes longer than a vector. Out of line and
+/// cold: only rare inputs (an error, or an odd length) get here.
 #[cold]
 #[inline(never)]
 pub(crate) fn first_error_from_boundary(bytes: &[u8], passed: usize) -> Option<usize> {
