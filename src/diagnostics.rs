@@ -143,8 +143,9 @@ pub struct Utf8Error {
     pub offset: usize,
     /// Length in bytes (1-3) of the maximal subpart at `offset` (Unicode §3.9): the
     /// bytes a decoder replaces with one U+FFFD. Equals Rust's `error_len()` where
-    /// that is `Some`, and Python's `UnicodeDecodeError.end - start`. For
-    /// [`ErrorKind::Truncated`], the bytes from the lead byte to the end of the input.
+    /// that is `Some`, and Python's `UnicodeDecodeError.end - start`. For a sequence
+    /// cut short by the end of the input (`ErrorKind::Truncated`, in C
+    /// `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.
     pub length: usize,
     /// Why the sequence is ill-formed.
     pub kind: ErrorKind,

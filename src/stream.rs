@@ -27,10 +27,10 @@ use crate::state_machine::{next_state, State};
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
 /// pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
 /// `utf8_stream_finish`. Feed the pieces in order; finishing then gives exactly what
-/// a one-shot check (`utf8_check`; in Rust [`check`](crate::check)) gives for their
-/// concatenation: absolute offset, kind and maximal-subpart length of the first
-/// error, including `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence. In
-/// Rust: [`Stream::new`], [`Stream::feed`], [`Stream::finish`].
+/// a one-shot check (`utf8_check`; in Rust `check`) gives for their concatenation:
+/// absolute offset, kind and maximal-subpart length of the first error, including
+/// `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence. In Rust:
+/// `Stream::new`, `Stream::feed`, `Stream::finish`.
 ///
 /// The caller allocates it (on the stack, inside its own structs); it holds no
 /// pointers and owns no heap memory, so it needs no cleanup and can be copied (the

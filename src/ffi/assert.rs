@@ -170,8 +170,11 @@ unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
 /// `FILE:LINE: FUNCTION: invalid UTF-8 at byte B of EXPR: MESSAGE` to stderr and
 /// calls `abort()` (the process dies with SIGABRT, like a failed `assert`).
 ///
-/// - `buf`, `len`: the bytes to check (any object pointer converts to `const void *`,
-///   so `char *`, `unsigned char *` and `uint8_t *` buffers need no cast).
+/// - `buf`, `len`: the bytes to check, `len` of them (any object pointer converts to
+///   `const void *`, so `char *`, `unsigned char *` and `uint8_t *` buffers need no
+///   cast). Valid means well-formed UTF-8 as RFC 3629 section 4 defines it (Unicode
+///   §3.9, Table 3-7); B in the line is the byte offset of the first ill-formed
+///   sequence and MESSAGE says why it is ill-formed (`utf8_error_kind_message`).
 /// - `expr`, `file`, `line`, `func`: the call site, as the macro passes them
 ///   (`#buf`, `__FILE__`, `__LINE__`, `__func__`); each string may be NULL (printed
 ///   as `?`).
@@ -179,6 +182,8 @@ unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
 ///   LEN" at byte 0; `len == 0` always passes.
 /// - Allocates nothing; on failure the line is written in one call (lines over
 ///   1 KiB in pieces).
+/// - Thread-safe: it reads only `buf[0..len)` and the call-site strings; reports
+///   from two threads at once may interleave only when a line exceeds 1 KiB.
 ///
 /// # Safety
 /// Unless it is NULL, `buf` must point to at least `len` readable bytes; each of
@@ -201,8 +206,12 @@ pub unsafe extern "C" fn utf8_assert_valid(
 }
 
 /// The function behind `UTF8_ASSERT_VALID_CSTR(s)`: as `utf8_assert_valid` for the
-/// NUL-terminated string `s` (the NUL is not part of the input). A NULL `s` fails
-/// with "the string is NULL" at byte 0.
+/// NUL-terminated string `s` (the bytes before the first NUL; the NUL is not part
+/// of the input), with the same rules (RFC 3629 section 4), report line, abort and
+/// thread safety.
+///
+/// - A NULL `s` fails with "the string is NULL" at byte 0.
+/// - Allocates nothing.
 ///
 /// # Safety
 /// Unless it is NULL, `s` must point to a NUL-terminated string; each of `expr`,
@@ -224,9 +233,17 @@ pub unsafe extern "C" fn utf8_assert_valid_cstr(
 }
 
 /// The function behind `UTF8_CHECK_OR_RETURN(buf, len, retval)` and
-/// `UTF8_CHECK_OR_RETURN_VOID(buf, len)`: returns true when `buf[0..len)` is
-/// well-formed UTF-8; otherwise writes the same line as `utf8_assert_valid` to
-/// stderr and returns false (it never aborts).
+/// `UTF8_CHECK_OR_RETURN_VOID(buf, len)`: returns true when the `len` bytes at `buf`
+/// are well-formed UTF-8 (RFC 3629 section 4; Unicode §3.9, Table 3-7); otherwise
+/// writes the same line as `utf8_assert_valid` to stderr and returns false (it
+/// never aborts).
+///
+/// - `len == 0` returns true (any `buf`, including NULL).
+/// - `buf == NULL` with `len > 0` returns false and logs "the buffer is NULL but its
+///   length is LEN" at byte 0; `buf` is not dereferenced.
+/// - `expr`, `file`, `line`, `func`: the call site, as for `utf8_assert_valid`;
+///   each string may be NULL (printed as `?`).
+/// - Thread-safe, as `utf8_assert_valid`; allocates nothing.
 ///
 /// # Safety
 /// Unless it is NULL, `buf` must point to at least `len` readable bytes; each of

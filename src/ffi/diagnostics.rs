@@ -44,10 +44,11 @@ pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Ut
 
 /// The stable snake_case name of an error kind, e.g. `"surrogate"` for
 /// `UTF8_ERROR_SURROGATE`: for logs and machine-readable output. Names never change
-/// once released.
+/// once released. The kinds are the ways a byte sequence can fail the well-formed
+/// forms of RFC 3629 section 4 (Unicode §3.9, Table 3-7).
 ///
 /// - Returns a static NUL-terminated string (never free it); `"unknown"` for a value
-///   that is not a `utf8_error_kind`.
+///   that is not a `utf8_error_kind` (never NULL).
 /// - Thread-safe; allocates nothing.
 #[no_mangle]
 pub extern "C" fn utf8_error_kind_name(kind: ErrorKindArg) -> *const c_char {
@@ -63,7 +64,10 @@ pub extern "C" fn utf8_error_kind_name(kind: ErrorKindArg) -> *const c_char {
 /// needed.".
 ///
 /// - Returns a static NUL-terminated string (never free it); for a value that is
-///   not a `utf8_error_kind`, a sentence saying so.
+///   not a `utf8_error_kind`, a sentence saying so (never NULL).
+/// - The sentences name the rules of RFC 3629 section 4 (Unicode §3.9, Table 3-7)
+///   that the sequence breaks. They may be reworded between releases; match on the
+///   kind or its name, not on the sentence.
 /// - Thread-safe; allocates nothing.
 #[no_mangle]
 pub extern "C" fn utf8_error_kind_message(kind: ErrorKindArg) -> *const c_char {

@@ -43,11 +43,12 @@ unsafe fn render_c(
 
 /// Writes `buf[0..len)` into `out` as valid UTF-8 from which the input can be
 /// recovered exactly, for logging untrusted bytes: well-formed characters (RFC 3629
-/// section 4) are copied as they are, except a backslash (5C), written `\\`, and
-/// U+0000, written `\x00`; each byte of each ill-formed sequence is written `\xHH`
-/// with two uppercase hexadecimal digits (e.g. `C0 AF` becomes `\xC0\xAF`).
+/// section 4) are copied as they are, except a backslash (5C), written as two
+/// backslashes `\\`, and U+0000, written as the four characters "\x00"; each byte of
+/// each ill-formed sequence is written as the four characters "\xHH", with two
+/// uppercase hexadecimal digits (e.g. the bytes C0 AF become "\xC0\xAF").
 ///
-/// - Decoding the result: `\\` is a backslash, `\xHH` is the byte 0xHH, every other
+/// - Decoding the result: `\\` is a backslash, "\xHH" is the byte 0xHH, every other
 ///   byte is itself. The result contains no 00 byte, so it is a proper C string.
 ///   Other control characters (newline, ESC...) are well-formed and copied as they
 ///   are.
@@ -57,7 +58,7 @@ unsafe fn render_c(
 /// - When `out_cap > 0`, always writes a NUL-terminated string and never more than
 ///   `out_cap` bytes in all. If the whole result does not fit, it writes the longest
 ///   prefix of it that fits in `out_cap - 1` bytes and ends between two units (a
-///   whole copied character, a whole `\\`, `\x00` or `\xHH` escape), then the NUL:
+///   whole copied character, a whole `\\`, "\x00" or "\xHH" escape), then the NUL:
 ///   what is written is still valid UTF-8 and decodes to a prefix of the input.
 /// - `out_cap == 0` or `out == NULL`: nothing is written; the return value gives
 ///   the size to allocate (plus 1 for the NUL).

@@ -27,7 +27,7 @@ pub unsafe extern "C" fn utf8_stream_init(s: *mut Stream) {
     }
 }
 
-/// Feeds the next piece `buf[0..len)` of the input to the stream `s`.
+/// Feeds the next piece of the input, the `len` bytes at `buf`, to the stream `s`.
 ///
 /// - Pieces may be split anywhere, even inside a multi-byte sequence: the stream
 ///   keeps the at most 3 bytes of an unfinished sequence and continues it with the
