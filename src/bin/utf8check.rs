@@ -52,7 +52,9 @@ Exit status:
   1  some input is not well-formed UTF-8 (and every input could be read)
   2  some input could not be read (missing, unreadable, a directory, an I/O error);
      the message on stderr names it; the other inputs are still checked.
-     2 wins over 1. Invalid command-line usage also exits with 2.
+     2 wins over 1. Invalid command-line usage also exits with 2, and so does
+     output that cannot be written (a full disk; a reader that closed the pipe,
+     as `| head` does: then quietly), which stops the run.
   The status does not depend on -q, -l, -i, --all or --json.
 
 Differences from isutf8 (moreutils 1.2):
@@ -96,7 +98,9 @@ struct Cli {
     /// {"file","line","char","byte","length","kind"} (kind: the library's snake_case
     /// name, e.g. "surrogate"; length: bytes in the maximal subpart). A file name that
     /// is not UTF-8 is written lossily, with its exact bytes added as "file_bytes".
-    /// -v is ignored with --json
+    /// -v is ignored with --json; -q, -l and -i take precedence over it (no output,
+    /// or plain file names). An input that cannot be read is reported on stderr
+    /// only, as without --json
     #[arg(long)]
     json: bool,
 
@@ -224,7 +228,7 @@ fn check_one(
             let mut err = io::stderr().lock();
             let _ = err.write_all(b"utf8check: ");
             let _ = err.write_all(&name);
-            let _ = writeln!(err, ": {e}");
+            let _ = writeln!(err, ": {}", describe(&e));
             return Ok(Outcome::Unreadable);
         }
     };
@@ -242,6 +246,19 @@ fn check_one(
             .map_err(OutputFailed)?;
     }
     Ok(outcome)
+}
+
+/// The text of a read error as Unix tools print it: the system's message, without
+/// the ` (os error N)` that Rust's `Display` appends to it.
+fn describe(e: &io::Error) -> String {
+    let text = e.to_string();
+    match e.raw_os_error() {
+        Some(code) => match text.strip_suffix(&format!(" (os error {code})")) {
+            Some(message) => message.to_owned(),
+            None => text,
+        },
+        None => text,
+    }
 }
 
 /// The bytes of a file name as the OS gave them (written to stdout unchanged, as
