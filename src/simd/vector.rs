@@ -26,7 +26,7 @@ pub(crate) trait Vector: Copy {
     unsafe fn load(ptr: *const u8) -> Self;
     /// `bytes` (at most `BYTES` long) in the low lanes and zeros above, or `None`
     /// when the instruction set cannot load it without touching memory past its
-    /// end (then the caller uses the scalar machine).
+    /// end, or not cheaply there (then the caller uses the scalar machine).
     ///
     /// # Safety
     /// The CPU feature must be present.
