@@ -133,7 +133,8 @@ typedef struct {
   size_t offset;
   /**
    * Length in bytes (1-3) of the maximal subpart at `offset` (Unicode §3.9): the
-   * bytes a decoder replaces with one U+FFFD. Equals Rust's `error_len()` where
+   * bytes a decoder replaces with one U+FFFD (0 when there is no error, and for
+   * the C functions' NULL-buffer errors, where no byte was read). Equals Rust's `error_len()` where
    * that is `Some`, and Python's `UnicodeDecodeError.end - start`. For a sequence
    * cut short by the end of the input (`ErrorKind::Truncated`, in C
    * `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.
@@ -499,7 +500,8 @@ void utf8_stream_init(utf8_stream *s);
  * - Returns false once an ill-formed sequence has been seen, in this piece or an
  *   earlier one. Feeding after that is allowed and cheap: the piece is not read and
  *   false is returned again. `utf8_stream_finish` reports the first error.
- * - `len == 0` changes nothing (any `buf`, including NULL).
+ * - `len == 0` changes nothing (any `buf`, including NULL) and returns the
+ *   current verdict: true unless the stream has failed.
  * - `buf == NULL` with `len > 0`: the bytes cannot be read, so the stream fails
  *   (returns false) with the error `{ .offset = ` the start of the current
  *   sequence `, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }` (length 0 marks

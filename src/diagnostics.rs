@@ -142,7 +142,8 @@ pub struct Utf8Error {
     /// `Utf8Error::valid_up_to()` and Python's `UnicodeDecodeError.start`.
     pub offset: usize,
     /// Length in bytes (1-3) of the maximal subpart at `offset` (Unicode §3.9): the
-    /// bytes a decoder replaces with one U+FFFD. Equals Rust's `error_len()` where
+    /// bytes a decoder replaces with one U+FFFD (0 when there is no error, and for
+    /// the C functions' NULL-buffer errors, where no byte was read). Equals Rust's `error_len()` where
     /// that is `Some`, and Python's `UnicodeDecodeError.end - start`. For a sequence
     /// cut short by the end of the input (`ErrorKind::Truncated`, in C
     /// `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.

@@ -37,7 +37,8 @@ pub unsafe extern "C" fn utf8_stream_init(s: *mut Stream) {
 /// - Returns false once an ill-formed sequence has been seen, in this piece or an
 ///   earlier one. Feeding after that is allowed and cheap: the piece is not read and
 ///   false is returned again. `utf8_stream_finish` reports the first error.
-/// - `len == 0` changes nothing (any `buf`, including NULL).
+/// - `len == 0` changes nothing (any `buf`, including NULL) and returns the
+///   current verdict: true unless the stream has failed.
 /// - `buf == NULL` with `len > 0`: the bytes cannot be read, so the stream fails
 ///   (returns false) with the error `{ .offset = ` the start of the current
 ///   sequence `, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }` (length 0 marks
