@@ -132,10 +132,11 @@ typedef struct {
    */
   size_t offset;
   /**
-   * Length in bytes (1-3) of the maximal subpart at `offset` (Unicode §3.9): the
-   * bytes a decoder replaces with one U+FFFD (0 when there is no error, and for
-   * the C functions' NULL-buffer errors, where no byte was read). Equals Rust's `error_len()` where
-   * that is `Some`, and Python's `UnicodeDecodeError.end - start`. For a sequence
+   * Length in bytes of the maximal subpart at `offset` (Unicode §3.9): the bytes
+   * a decoder replaces with one U+FFFD; 1-3 for an error, 0 when there is none
+   * and for the C functions' NULL-buffer errors (no byte was read). Equals
+   * Rust's `error_len()` where that is `Some`, and Python's
+   * `UnicodeDecodeError.end - start`. For a sequence
    * cut short by the end of the input (`ErrorKind::Truncated`, in C
    * `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.
    */

@@ -252,13 +252,9 @@ fn check_one(
 /// the ` (os error N)` that Rust's `Display` appends to it.
 fn describe(e: &io::Error) -> String {
     let text = e.to_string();
-    match e.raw_os_error() {
-        Some(code) => match text.strip_suffix(&format!(" (os error {code})")) {
-            Some(message) => message.to_owned(),
-            None => text,
-        },
-        None => text,
-    }
+    let suffix = e.raw_os_error().map(|code| format!(" (os error {code})"));
+    let message = suffix.and_then(|s| text.strip_suffix(&s).map(str::to_owned));
+    message.unwrap_or(text)
 }
 
 /// The bytes of a file name as the OS gave them (written to stdout unchanged, as
