@@ -50,9 +50,8 @@
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::scalar;
 use crate::simd;
-use crate::state_machine::State;
+use crate::state_machine::{self, State};
 
 /// A back end's first error: the offset of the first byte of the first ill-formed
 /// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
@@ -303,7 +302,7 @@ unsafe fn validate_chunk_with(
         _ => {
             // Finish the carried sequence: at most 3 bytes.
             let (carried, rest) = bytes.split_at(state.pending_continuations().min(bytes.len()));
-            match scalar::validate_chunk(state, carried) {
+            match state_machine::run(state, carried) {
                 State::Start => rest,
                 // ERROR, or the input ended inside the carried sequence.
                 other => return other,
@@ -313,12 +312,16 @@ unsafe fn validate_chunk_with(
     // `rest` starts on a character boundary. Everything before its last sequence
     // must be complete, well-formed UTF-8; the last sequence (at most 4 bytes) may
     // stop short, and decides the final state.
-    let (whole, last) = rest.split_at(simd::last_boundary(rest));
+    let (split, last) = simd::trailing_sequence(rest);
+    if last == State::Error {
+        return State::Error;
+    }
+    let whole = rest.get(..split).unwrap_or(rest);
     // SAFETY: the caller guarantees the check runs on this CPU.
     if !unsafe { validate_with(whole, backend) } {
         return State::Error;
     }
-    scalar::validate_chunk(State::Start, last)
+    last
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

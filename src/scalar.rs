@@ -217,15 +217,6 @@ pub(crate) fn unit_at(bytes: &[u8], at: usize) -> Result<usize, usize> {
     Err(bytes.len())
 }
 
-/// The machine's state after `bytes`, starting from `state`. See
-/// [`crate::validate_chunk`].
-pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    if state == State::Error {
-        return State::Error;
-    }
-    scan(state, bytes).unwrap_or(State::Error)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

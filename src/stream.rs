@@ -22,7 +22,7 @@
 //! ```
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
-use crate::state_machine::{next_state, State};
+use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
 /// pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
@@ -73,28 +73,15 @@ const _: () = assert!(
         && core::mem::align_of::<Stream>() == core::mem::align_of::<usize>()
 );
 
-/// Where the machine stops when it runs over a carried sequence plus new bytes.
-enum Carried {
-    /// The sequence is complete and well-formed after this many bytes in all.
-    Complete(usize),
-    /// The bytes end inside the sequence (no error so far).
-    Incomplete,
-    /// The sequence is ill-formed.
-    Failed,
-}
-
-/// Runs the draft's machine from START over `seq` until the first sequence ends.
-fn first_sequence(seq: &[u8]) -> Carried {
-    let mut state = State::Start;
-    for (i, &byte) in seq.iter().enumerate() {
-        state = next_state(state, byte);
-        match state {
-            State::Start => return Carried::Complete(i + 1),
-            State::Error => return Carried::Failed,
-            _ => {}
-        }
+/// `a` followed by `b`, as the first `n` bytes of the array (at most 4 in all).
+fn joined(a: &[u8], b: &[u8]) -> ([u8; 4], usize) {
+    let mut seq = [0u8; 4];
+    let mut n = 0;
+    for (slot, &byte) in seq.iter_mut().zip(a.iter().chain(b)) {
+        *slot = byte;
+        n += 1;
     }
-    Carried::Incomplete
+    (seq, n)
 }
 
 impl Stream {
@@ -130,26 +117,38 @@ impl Stream {
             None => return self.failed == 0,
         };
         // `rest` starts on a character boundary at absolute offset `consumed`.
-        match crate::first_error(rest) {
-            None => {
-                self.consumed = self.consumed.saturating_add(rest.len());
-                true
-            }
-            Some(offset) => {
-                let tail = rest.get(offset..).unwrap_or(&[]);
-                match describe_sequence(tail, false) {
-                    Some(error) => {
-                        self.fail(error.at(self.consumed.saturating_add(offset)));
-                        false
-                    }
-                    None => {
-                        // The piece ends inside a sequence: `first_error` reports a
-                        // truncated sequence at its lead, so `tail` has 1-3 bytes.
-                        self.consumed = self.consumed.saturating_add(offset);
-                        self.set_pending(tail);
-                        true
-                    }
+        let (split, state) = crate::simd::trailing_sequence(rest);
+        let (whole, last) = rest.split_at_checked(split).unwrap_or((rest, &[]));
+        let offset = match crate::first_error(whole) {
+            None => match state {
+                State::Start => {
+                    self.consumed = self.consumed.saturating_add(rest.len());
+                    return true;
                 }
+                State::Error => whole.len() + crate::scalar::first_error(last).unwrap_or(0),
+                _ => {
+                    self.consumed = self.consumed.saturating_add(whole.len());
+                    self.set_pending(last);
+                    return true;
+                }
+            },
+            // The first error of `rest` (see `trailing_sequence`).
+            Some(offset) => offset,
+        };
+        let tail = rest.get(offset..).unwrap_or(&[]);
+        match describe_sequence(tail, false) {
+            Some(error) => {
+                self.fail(error.at(self.consumed.saturating_add(offset)));
+                false
+            }
+            None => {
+                // The piece ends inside a sequence (`first_error` reports it at its
+                // lead, so `tail` has 1-3 bytes). `trailing_sequence` leaves such
+                // a sequence to the machine above; this keeps it from ever being
+                // taken for an error.
+                self.consumed = self.consumed.saturating_add(offset);
+                self.set_pending(tail);
+                true
             }
         }
     }
@@ -163,33 +162,35 @@ impl Stream {
         if held == 0 {
             return Some(bytes);
         }
-        // The carried bytes and enough new ones to finish any sequence (4 bytes).
-        let mut seq = [0u8; 4];
-        let more = bytes.len().min(seq.len() - held);
-        let carried = self.pending.iter().take(held);
-        for (slot, &byte) in seq.iter_mut().zip(carried.chain(bytes.iter().take(more))) {
-            *slot = byte;
-        }
-        let seq = seq.get(..held + more).unwrap_or_default();
-        match first_sequence(seq) {
-            Carried::Complete(n) => {
-                self.consumed = self.consumed.saturating_add(n);
+        // The machine after the carried bytes (a proper prefix of one sequence),
+        // then over the continuation bytes that sequence still needs.
+        let carried = self.pending.get(..held).unwrap_or_default();
+        let state = run(State::Start, carried);
+        let needed = state.pending_continuations().min(bytes.len());
+        let (more, rest) = bytes.split_at_checked(needed).unwrap_or((bytes, &[]));
+        match run(state, more) {
+            State::Start => {
+                self.consumed = self.consumed.saturating_add(held + more.len());
                 self.pending_len = 0;
-                Some(bytes.get(n.saturating_sub(held)..).unwrap_or(&[]))
+                Some(rest)
             }
-            Carried::Incomplete => {
-                // `seq` is a proper prefix of one sequence, so at most 3 bytes.
-                self.set_pending(seq);
-                None
-            }
-            Carried::Failed => {
+            State::Error => {
+                let (seq, n) = joined(carried, more);
                 let fallback = Utf8Error {
                     offset: 0,
                     length: 1,
                     kind: ErrorKind::InvalidByte,
                 };
-                let error = describe_sequence(seq, false).unwrap_or(fallback);
+                let error =
+                    describe_sequence(seq.get(..n).unwrap_or_default(), false).unwrap_or(fallback);
                 self.fail(error.at(self.consumed));
+                None
+            }
+            _ => {
+                // `bytes` ran out first (`more` is all of it): still a proper
+                // prefix of one sequence, so at most 3 bytes.
+                let (seq, n) = joined(carried, more);
+                self.set_pending(seq.get(..n).unwrap_or_default());
                 None
             }
         }

@@ -94,7 +94,7 @@ pub(crate) mod x86_64;
 
 pub(crate) use answer::{scalar_first_error, scalar_validate, Answer};
 pub(crate) use ascii::is_short_ascii;
-pub(crate) use boundary::last_boundary;
+pub(crate) use boundary::trailing_sequence;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
 pub(crate) use short::check;
