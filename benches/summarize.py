@@ -8,7 +8,7 @@ For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's med
 time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
 Short inputs are shown in ns per call. Then the checks of the issue's targets, and
 the `render` benchmark (escape_into and replace_into against String::from_utf8_lossy)
-in MB/s, when it has run.
+in MB/s, and the `chunked` benchmark (data in pieces) in GB/s, when they have run.
 """
 
 import json
@@ -137,6 +137,31 @@ def main():
               f"fastest peer {worst:.1f} ns ({'met' if r[OURS][0] < worst else 'NOT met'})")
 
     render_table(results)
+    chunked_table(results)
+
+
+CHUNKED = ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
+           "simdutf8_streaming_avx2"]
+
+
+def chunked_table(results):
+    """The `chunked` benchmark's groups (chunked-<input>-<piece>), if any, in GB/s."""
+    groups = sorted((g for g in results if g.startswith("chunked-")),
+                    key=lambda g: int(g.rsplit("-", 1)[1]))
+    if not groups:
+        return
+    print("\nData in pieces: utf8_validate_chunk and utf8_stream_feed against simdutf8's "
+          "streaming validator (AVX2) and utf8_validate on the whole input, GB/s "
+          "(ratios: >1 means ours is faster):\n")
+    print("| input, piece bytes | " + " | ".join(CHUNKED) + " | chunk/simdutf8 | stream/simdutf8 | chunk/whole |")
+    print("|" + "---|" * (1 + len(CHUNKED) + 3))
+    for g in groups:
+        r = results[g]
+        cells = [f"{gbps(*r[f]):.2f}" if f in r else "-" for f in CHUNKED]
+        peer = r.get("simdutf8_streaming_avx2")
+        ratios = [f"{peer[0] / r[f][0]:.2f}x" if peer and f in r else "-" for f in CHUNKED[1:3]]
+        whole = f"{r['utf8validate_whole'][0] / r['utf8validate_chunk'][0]:.2f}x"
+        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {whole} |")
 
 
 RENDER = ["escape_into", "replace_into", "std_from_utf8_lossy"]
