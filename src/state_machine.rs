@@ -192,10 +192,16 @@ const _: () = {
     }
 };
 
-/// Runs the machine over `bytes` one byte at a time, from `state`.
+/// Runs the draft's machine (RFC 3629 §4; Unicode §3.9, Table 3-7) over `bytes`
+/// one byte at a time, from `state`, and returns the state after the last byte:
+/// `Start` when the bytes end on a character boundary with no error, another live
+/// state (`A`-`G`) when they end inside a sequence, and `Error` once any byte is
+/// ill-formed where it stands (ERROR is absorbing: every byte keeps it there, so
+/// `state == Error` gives `Error`). An empty `bytes` returns `state`.
+/// Allocation-free, reads only `bytes`, thread-safe.
 ///
 /// This is the reference the fast engines are tested against. The chunk and
-/// stream checks use it for the few bytes (at most 4) at a piece's edges, where
+/// stream checks use it for the few bytes (at most 3) at a piece's edges, where
 /// setting up anything faster would cost more.
 pub fn run(mut state: State, bytes: &[u8]) -> State {
     for &b in bytes {

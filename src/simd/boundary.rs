@@ -103,9 +103,8 @@ pub(crate) fn trailing_sequence(bytes: &[u8]) -> (usize, State) {
             .map_or(0, |&b| b)
     };
     let (b1, b2, b3) = (back(3), back(2), back(1));
-    let inside = b3 >= 0xC0 || b2 >= 0xE0 || b1 >= 0xF0;
     // The length of the last sequence, from its lead byte, within the last three.
-    let from_lead = if !inside {
+    let from_lead = if !ends_inside_sequence(bytes, len) {
         0
     } else if b3 >= 0xC0 {
         1
