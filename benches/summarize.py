@@ -155,48 +155,52 @@ def main():
     chunked_table(results)
 
 
-CHUNKED = ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
-           "simdutf8_streaming_avx2"]
+def ratio_table(results, prefix, key, intro, first, columns, value, ratios):
+    """The groups named `prefix`..., if any, sorted by `key`: one row each with
+    `value(median ns, bytes)` of every function in `columns`, then each ratio
+    `(label, ours, peer)` as the peer's time over ours (>1: ours is faster)."""
+    groups = sorted((g for g in results if g.startswith(prefix)), key=key)
+    if not groups:
+        return
+    print(intro)
+    labels = [label for label, _, _ in ratios]
+    print(f"| {first} | " + " | ".join(columns + labels) + " |")
+    print("|" + "---|" * (1 + len(columns) + len(ratios)))
+    for g in groups:
+        r = results[g]
+        cells = [value(*r[f]) if f in r else "-" for f in columns]
+        cells += [f"{r[peer][0] / r[ours][0]:.2f}x" if ours in r and peer in r else "-"
+                  for _, ours, peer in ratios]
+        print(f"| {g} | " + " | ".join(cells) + " |")
 
 
 def chunked_table(results):
     """The `chunked` benchmark's groups (chunked-<input>-<piece>), if any, in GB/s."""
-    groups = sorted((g for g in results if g.startswith("chunked-")),
-                    key=lambda g: int(g.rsplit("-", 1)[1]))
-    if not groups:
-        return
-    print("\nData in pieces: utf8_validate_chunk and utf8_stream_feed against simdutf8's "
-          "streaming validator (AVX2) and utf8_validate on the whole input, GB/s "
-          "(ratios: >1 means ours is faster):\n")
-    print("| input, piece bytes | " + " | ".join(CHUNKED) + " | chunk/simdutf8 | stream/simdutf8 | chunk/whole |")
-    print("|" + "---|" * (1 + len(CHUNKED) + 3))
-    for g in groups:
-        r = results[g]
-        cells = [f"{gbps(*r[f]):.2f}" if f in r else "-" for f in CHUNKED]
-        peer = r.get("simdutf8_streaming_avx2")
-        ratios = [f"{peer[0] / r[f][0]:.2f}x" if peer and f in r else "-" for f in CHUNKED[1:3]]
-        whole = f"{r['utf8validate_whole'][0] / r['utf8validate_chunk'][0]:.2f}x"
-        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {whole} |")
-
-
-RENDER = ["escape_into", "replace_into", "std_from_utf8_lossy"]
+    ratio_table(
+        results, "chunked-", lambda g: int(g.rsplit("-", 1)[1]),
+        "\nData in pieces: utf8_validate_chunk and utf8_stream_feed against simdutf8's "
+        "streaming validator (AVX2) and utf8_validate on the whole input, GB/s "
+        "(ratios: >1 means ours is faster):\n",
+        "input, piece bytes",
+        ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
+         "simdutf8_streaming_avx2"],
+        lambda ns, size: f"{gbps(ns, size):.2f}",
+        [("chunk/simdutf8", "utf8validate_chunk", "simdutf8_streaming_avx2"),
+         ("stream/simdutf8", "utf8validate_stream", "simdutf8_streaming_avx2"),
+         ("chunk/whole", "utf8validate_chunk", "utf8validate_whole")])
 
 
 def render_table(results):
     """The `render` benchmark's groups (render-<input>), if any, in MB/s."""
-    groups = sorted(g for g in results if g.startswith("render-"))
-    if not groups:
-        return
-    print("\nescape_into / replace_into against String::from_utf8_lossy, MB/s "
-          "(ratios: >1 means ours is faster):\n")
-    print("| input | " + " | ".join(RENDER) + " | escape/lossy | replace/lossy |")
-    print("|" + "---|" * (1 + len(RENDER) + 2))
-    for g in groups:
-        r = results[g]
-        cells = [f"{gbps(*r[f]) * 1000:.0f}" if f in r else "-" for f in RENDER]
-        lossy = r.get("std_from_utf8_lossy")
-        ratios = [f"{lossy[0] / r[f][0]:.2f}x" if lossy and f in r else "-" for f in RENDER[:2]]
-        print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    ratio_table(
+        results, "render-", lambda g: g,
+        "\nescape_into / replace_into against String::from_utf8_lossy, MB/s "
+        "(ratios: >1 means ours is faster):\n",
+        "input",
+        ["escape_into", "replace_into", "std_from_utf8_lossy"],
+        lambda ns, size: f"{gbps(ns, size) * 1000:.0f}",
+        [("escape/lossy", "escape_into", "std_from_utf8_lossy"),
+         ("replace/lossy", "replace_into", "std_from_utf8_lossy")])
 
 
 if __name__ == "__main__":
