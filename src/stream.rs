@@ -125,7 +125,9 @@ impl Stream {
                     self.consumed = self.consumed.saturating_add(rest.len());
                     return true;
                 }
-                State::Error => whole.len() + crate::scalar::first_error(last).unwrap_or(0),
+                // `last` is an ill-formed sequence from its lead byte, where its
+                // error starts (see `trailing_sequence`).
+                State::Error => whole.len(),
                 _ => {
                     self.consumed = self.consumed.saturating_add(whole.len());
                     self.set_pending(last);
