@@ -480,13 +480,32 @@ proptest! {
     }
 }
 
-/// Every carried state, continued by every short string over [`EDGES`] and then a
-/// long valid text: the carried sequence is finished by the scalar machine before
-/// the vector code runs.
+/// The lengths of the piece after a carried state in [`chunk_continues_every_state`]:
+/// pieces up to one block are checked from the carried state by the back end
+/// (the state's lead byte as the byte before them); these cover every vector width
+/// and the edges of that path (7 bytes and one block, 64).
+fn piece_lengths() -> impl Iterator<Item = usize> {
+    (0..=9)
+        .chain(15..=19)
+        .chain(31..=35)
+        .chain([47, 48])
+        .chain(61..=67)
+        .chain([100, usize::MAX])
+}
+
+/// The third byte after a carried state in [`chunk_continues_every_state`]: one
+/// that finishes a 4-byte sequence at the edges of the continuation ranges, or not.
+const THIRD: &[u8] = &[0x41, 0x80, 0x8F, 0x90, 0xBF, 0xC3];
+
+/// Every carried state, continued by every 2-byte string over [`EDGES`], one of
+/// [`THIRD`] and then
+/// valid text, cut to each of [`piece_lengths`] (whole characters or not): short
+/// pieces are checked from the carried state by the vector code; longer ones have
+/// the carried sequence finished by the scalar machine first.
 #[test]
 fn chunk_continues_every_state() {
     let backends = all();
-    let host = &hosts()[1];
+    let hosts = hosts();
     // A prefix that leaves each state: nothing, and truncated sequences.
     let prefixes: &[&[u8]] = &[
         b"",
@@ -502,24 +521,29 @@ fn chunk_continues_every_state() {
         b"\xF0\x9F\x98",
         b"\x80",
     ];
-    for prefix in prefixes {
-        for &a in EDGES {
-            for &b in EDGES {
-                let mut rest = vec![a, b];
-                rest.extend_from_slice(host);
-                let mut whole = prefix.to_vec();
-                whole.extend_from_slice(&rest);
-                for backend in &backends {
-                    let s = backend.validate_chunk(State::Start, prefix);
-                    assert_eq!(s, expected_state(prefix));
-                    let end = backend.validate_chunk(s, &rest);
-                    assert_eq!(
-                        end,
-                        expected_state(&whole),
-                        "{} {prefix:02X?} + {a:02X} {b:02X}",
-                        backend.name()
-                    );
-                }
+    let cases = prefixes
+        .iter()
+        .flat_map(|prefix| hosts.iter().map(move |host| (prefix, host)))
+        .flat_map(|(prefix, host)| EDGES.iter().map(move |&a| (prefix, host, a)))
+        .flat_map(|(prefix, host, a)| EDGES.iter().map(move |&b| (prefix, host, a, b)))
+        .flat_map(|(prefix, host, a, b)| THIRD.iter().map(move |&c| (prefix, host, a, b, c)));
+    for (prefix, host, a, b, c) in cases {
+        let mut rest = vec![a, b, c];
+        rest.extend_from_slice(host);
+        for n in piece_lengths() {
+            let piece = &rest[..n.min(rest.len())];
+            let mut whole = prefix.to_vec();
+            whole.extend_from_slice(piece);
+            for backend in &backends {
+                let s = backend.validate_chunk(State::Start, prefix);
+                assert_eq!(s, expected_state(prefix));
+                let end = backend.validate_chunk(s, piece);
+                assert_eq!(
+                    end,
+                    expected_state(&whole),
+                    "{} {prefix:02X?} + {piece:02X?}",
+                    backend.name()
+                );
             }
         }
     }
