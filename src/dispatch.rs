@@ -3,7 +3,7 @@
 //! Every public validation function, in Rust and in C, comes through here. A back
 //! end has two entry points with the C calling convention and the arguments of the
 //! C functions: its verdict ([`ValidateFn`]) and the offset of the first error
-//! ([`FirstErrorFn`], `len` when valid). The C functions `utf8_validate` and
+//! ([`FirstErrorFn`], `len` when valid); a third checks pieces of chunked input. The C functions `utf8_validate` and
 //! `utf8_first_error` end in a jump to them (a tail call), with no saved register
 //! and no conversion of the answer (callgrind, AVX2: 87 → 85 instructions per call
 //! on 64 bytes of mixed text for `utf8_validate`). Around them, written once for
@@ -16,9 +16,12 @@
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
 //!   costs;
-//! - [`validate_chunk`] finishes the carried sequence with the scalar machine (at most
-//!   3 bytes), checks the rest with the back end up to its last sequence, and runs the
-//!   scalar machine over that last sequence (at most 4 bytes) for the final state.
+//! - [`validate_chunk`] checks a piece of up to one block in one call to the back
+//!   end's third entry point ([`ValidatePieceFn`]), which starts from the carried
+//!   state (its lead byte taken as the byte before the piece), up to the piece's last
+//!   sequence; a longer piece has the carried sequence finished by the scalar machine
+//!   (at most 3 bytes) and the rest checked like a whole input. Either way the last
+//!   sequence (at most 4 bytes) decides the final state, found from its lead byte.
 //!
 //! # Choosing the back end
 //!
@@ -70,6 +73,12 @@ type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 /// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
 type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
+/// A back end's verdict on a piece of a chunked input: true iff `state` (not
+/// ERROR) followed by the `len` bytes at `ptr` (at most `simd::BLOCK`) returns the
+/// draft's machine to START with nothing ill-formed. Calling one is `unsafe`, as
+/// for [`ValidateFn`].
+type ValidatePieceFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> bool;
+
 /// Inputs up to this long are first tried as all-ASCII, inline: one SIMD block.
 const SHORT: usize = simd::BLOCK;
 
@@ -87,6 +96,7 @@ struct Implementation {
     available: fn() -> bool,
     first_error: FirstErrorFn,
     validate: ValidateFn,
+    validate_piece: ValidatePieceFn,
 }
 
 fn always() -> bool {
@@ -101,6 +111,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86_64::avx512::available,
         first_error: simd::x86_64::avx512::first_error,
         validate: simd::x86_64::avx512::validate,
+        validate_piece: simd::x86_64::avx512::validate_piece,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
@@ -108,6 +119,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86_64::avx2::available,
         first_error: simd::x86_64::avx2::first_error,
         validate: simd::x86_64::avx2::validate,
+        validate_piece: simd::x86_64::avx2::validate_piece,
     },
     #[cfg(target_arch = "x86_64")]
     Implementation {
@@ -115,6 +127,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86_64::ssse3::available,
         first_error: simd::x86_64::ssse3::first_error,
         validate: simd::x86_64::ssse3::validate,
+        validate_piece: simd::x86_64::ssse3::validate_piece,
     },
     #[cfg(target_arch = "aarch64")]
     Implementation {
@@ -122,6 +135,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::aarch64::neon::available,
         first_error: simd::aarch64::neon::first_error,
         validate: simd::aarch64::neon::validate,
+        validate_piece: simd::aarch64::neon::validate_piece,
     },
     SCALAR,
 ];
@@ -132,7 +146,17 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: simd::scalar_first_error,
     validate: simd::scalar_validate,
+    validate_piece: scalar_validate_piece,
 };
+
+/// The scalar back end's verdict on a piece (see [`ValidatePieceFn`]).
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
+unsafe extern "C" fn scalar_validate_piece(state: State, ptr: *const u8, len: usize) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    crate::scalar::scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }) == Ok(State::Start)
+}
 
 /// The environment variable that forces a back end, for tests; see the module docs.
 pub(crate) const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
@@ -163,6 +187,7 @@ static DETECT: Implementation = Implementation {
     available: always,
     first_error: detect_first_error,
     validate: detect_validate,
+    validate_piece: detect_validate_piece,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -208,6 +233,15 @@ unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
 unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
     // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate)(ptr, len) }
+}
+
+/// [`DETECT`]'s verdict on a piece: detects, then runs the chosen back end's.
+///
+/// # Safety
+/// None beyond [`ValidatePieceFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_validate_piece(state: State, ptr: *const u8, len: usize) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().validate_piece)(state, ptr, len) }
 }
 
 /// The cached back end.
@@ -286,6 +320,11 @@ unsafe fn first_error_with(
     unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
 }
 
+/// Pieces from this long up to one block are checked in one call from their
+/// carried state (a back end's `validate_piece`): at least as long as the rest of
+/// any carried sequence. `tests/backends.rs` fails with 2.
+const PIECE_FROM: usize = 3;
+
 /// [`validate_chunk`] with the back end that `backend()` returns.
 ///
 /// # Safety
@@ -296,8 +335,15 @@ unsafe fn validate_chunk_with(
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
+    if state == State::Error {
+        return State::Error;
+    }
+    if (PIECE_FROM..=simd::BLOCK).contains(&bytes.len()) {
+        // SAFETY: the caller guarantees the back end; `state` is not ERROR and
+        // the length is in range.
+        return unsafe { validate_piece_with(state, bytes, backend) };
+    }
     let rest = match state {
-        State::Error => return State::Error,
         State::Start => bytes,
         _ => {
             // Finish the carried sequence: at most 3 bytes.
@@ -319,6 +365,45 @@ unsafe fn validate_chunk_with(
     let whole = rest.get(..split).unwrap_or(rest);
     // SAFETY: the caller guarantees the check runs on this CPU.
     if !unsafe { validate_with(whole, backend) } {
+        return State::Error;
+    }
+    last
+}
+
+/// [`validate_chunk`] for a piece of [`PIECE_FROM`] bytes up to one block, from a
+/// state other than ERROR: the piece up to its last sequence (which may stop short
+/// and decides the final state) is checked from the carried state in one call to
+/// the back end, which takes the state's lead byte as the byte before the piece.
+/// No table lookup of the scalar machine stands between the state a piece answers
+/// and the next piece's check, so that consecutive pieces are checked in
+/// parallel.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR
+/// and `bytes.len()` is in `PIECE_FROM..=BLOCK`.
+#[inline(always)]
+unsafe fn validate_piece_with(
+    state: State,
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> State {
+    // A piece of at least 3 bytes holds the rest of the carried sequence (at
+    // most 3 continuation bytes, never a lead byte), so the last sequence,
+    // found from its lead byte, starts after it.
+    let (split, last) = simd::trailing_sequence(bytes);
+    if last == State::Error {
+        return State::Error;
+    }
+    let whole = bytes.get(..split).unwrap_or(bytes);
+    if short_ascii(whole) && state == State::Start {
+        return last;
+    }
+    // SAFETY: the caller guarantees the check runs on this CPU; `whole` is
+    // at most one block long; `state` is not ERROR.
+    if !unsafe { (backend().validate_piece)(state, whole.as_ptr(), whole.len()) } {
+        // A branch, not a select: the next piece's check starts from the
+        // state this answers, and must not wait for this piece's check.
+        simd::cold_path();
         return State::Error;
     }
     last

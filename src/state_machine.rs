@@ -79,6 +79,27 @@ impl State {
         }
     }
 
+    /// A byte that takes the machine from START to this state, so that checking
+    /// the bytes that follow it checks them from this state: 00 (ASCII) for START,
+    /// the lead bytes C2, E1, E0, ED, F1, F0 and F4 for A-G, and C0 (which no byte
+    /// may follow) for ERROR. A state reached by more bytes than its lead byte (A
+    /// after E1 80, say) needs the same bytes after it as after that lead byte.
+    /// The vector checks of a piece take it as the byte before the piece.
+    #[inline]
+    pub(crate) const fn lead_byte(self) -> u8 {
+        match self {
+            State::Start => 0x00,
+            State::A => 0xC2,
+            State::B => 0xE1,
+            State::C => 0xE0,
+            State::D => 0xED,
+            State::E => 0xF1,
+            State::F => 0xF0,
+            State::G => 0xF4,
+            State::Error => 0xC0,
+        }
+    }
+
     /// How many more continuation bytes this state needs before it returns to START
     /// (0 for START and ERROR).
     #[inline]
@@ -213,6 +234,22 @@ pub fn run(mut state: State, bytes: &[u8]) -> State {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each state's lead byte takes the machine from START to that state, and
+    /// ERROR's leaves it in ERROR before any byte that follows.
+    #[test]
+    fn lead_bytes_lead_to_their_states() {
+        for state in State::ALL {
+            let lead = state.lead_byte();
+            if state == State::Error {
+                for byte in 0..=255 {
+                    assert_eq!(run(State::Start, &[lead, byte]), State::Error, "{byte:02X}");
+                }
+            } else {
+                assert_eq!(next_state(State::Start, lead), state, "{lead:02X}");
+            }
+        }
+    }
 
     #[test]
     fn out_of_range_raw_states_are_error() {

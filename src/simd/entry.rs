@@ -2,8 +2,8 @@
 //! check of [`crate::simd`] for one vector type and target feature.
 
 /// The entry points of a back end, for its vector type `$V` and target feature
-/// `$feature` (named `$name` in the docs): `first_error` and `validate`, which
-/// `crate::dispatch` caches, and the out-of-line `first_error_long`,
+/// `$feature` (named `$name` in the docs): `first_error`, `validate` and
+/// `validate_piece`, which `crate::dispatch` caches, and the out-of-line `first_error_long`,
 /// `validate_long`, `first_error_tiered` and `check_tiered` they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
@@ -46,6 +46,22 @@ macro_rules! entry_points {
                     validate_long(bytes.as_ptr(), bytes.len())
                 })
             }
+        }
+
+        #[doc = concat!("[`crate::simd::check_piece`] with ", $name, ", for `crate::dispatch`'s")]
+        /// chunk check: true iff `state` followed by the `len` bytes at `ptr`
+        /// returns to START with nothing ill-formed.
+        ///
+        /// # Safety
+        /// As for [`first_error`], `len <= simd::BLOCK`, and `state` is not ERROR.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe extern "C" fn validate_piece(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+        ) -> bool {
+            // SAFETY: as in `first_error`; the caller guarantees `len <= BLOCK`.
+            unsafe { $crate::simd::check_piece::<$V>(state, core::slice::from_raw_parts(ptr, len)) }
         }
 
         /// [`first_error`] for inputs longer than one block: the generic

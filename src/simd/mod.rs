@@ -69,7 +69,8 @@
 //! - [`vector`]: the [`Vector`] trait, the few operations each instruction set
 //!   provides (`x86_64`, `aarch64`).
 //! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
-//! - [`short`]: inputs of at most one block ([`check`]).
+//! - [`short`]: inputs of at most one block ([`check`]), and pieces of chunked
+//!   input checked from the state the piece before left ([`check_piece`]).
 //! - [`long`]: longer inputs: leading ASCII, then plain vectors or the tiered
 //!   loop ([`check_long`], [`check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
@@ -97,7 +98,7 @@ pub(crate) use ascii::is_short_ascii;
 pub(crate) use boundary::trailing_sequence;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
-pub(crate) use short::check;
+pub(crate) use short::{check, check_piece};
 pub(crate) use vector::Vector;
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
@@ -108,4 +109,4 @@ pub(crate) const BLOCK: usize = 64;
 /// minimum Rust, 1.89). Same code as `cold_path` on 1.95.
 #[cold]
 #[inline(always)]
-pub(super) fn cold_path() {}
+pub(crate) fn cold_path() {}

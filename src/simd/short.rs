@@ -6,6 +6,7 @@ use super::boundary::{ends_inside_lanes, ends_inside_sequence};
 use super::rules::{errors, Constants, FULL};
 use super::tiers::vector_errors;
 use super::{cold_path, Vector, BLOCK};
+use crate::state_machine::State;
 
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
 /// the first error (`bytes.len()` when there is none). An input of at most one block is one zero-padded
@@ -72,16 +73,26 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
 #[inline(always)]
 unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
     // SAFETY: the caller guarantees the CPU feature.
+    unsafe { check_short_after(V::splat(0), this) }
+}
+
+/// [`check_short`] with `before` the vector before `this` (see
+/// [`check_vectors_after`]).
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn check_short_after<V: Vector>(before: V, this: V) -> Option<usize> {
+    // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         let k = Constants::<V>::new();
-        let zero = V::splat(0);
-        if this.any_high_bit()
+        if this.or(before).any_high_bit()
             && errors::<V, FULL>(
                 &k,
                 this,
-                this.prev1(zero),
-                this.prev2(zero),
-                this.prev3(zero),
+                this.prev1(before),
+                this.prev2(before),
+                this.prev3(before),
             )
             .any_nonzero()
         {
@@ -107,6 +118,18 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.
 #[inline(always)]
 pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
+    // SAFETY: as the caller guarantees.
+    unsafe { check_vectors_after::<V, A>(V::splat(0), bytes) }
+}
+
+/// [`check_vectors`] with `before` the vector before `bytes` (of which only the
+/// last three lanes count): zeros, or a lead byte in the last lane for the
+/// piece of an input that went before (see [`check_piece`]).
+///
+/// # Safety
+/// As for [`check_vectors`].
+#[inline(always)]
+unsafe fn check_vectors_after<V: Vector, A: Answer>(before: V, bytes: &[u8]) -> A {
     let len = bytes.len();
     let p = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature and `BYTES <= len`; each load
@@ -116,13 +139,12 @@ pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
         // In bounds: BYTES <= len.
         let first = V::load(p);
         let k = Constants::<V>::new();
-        let zero = V::splat(0);
         let mut error = errors::<V, FULL>(
             &k,
             first,
-            first.prev1(zero),
-            first.prev2(zero),
-            first.prev3(zero),
+            first.prev1(before),
+            first.prev2(before),
+            first.prev3(before),
         );
         let mut at = V::BYTES;
         while at + V::BYTES < len {
@@ -153,3 +175,59 @@ pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
         }
     }
 }
+
+/// The verdict on a piece of a longer input, of at most one block, that follows
+/// bytes which left the draft's machine in `state` (not ERROR): true iff `state`
+/// followed by `bytes` returns to START with nothing ill-formed. The vector checks take the state's lead byte
+/// ([`State::lead_byte`]) as the byte before the piece, so that the carried
+/// sequence is checked with the rest, without the scalar machine (whose table
+/// lookups would chain every piece to the one before). Inputs too short for a
+/// vector go to the scalar machine ([`crate::scalar::scan`]).
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`.
+#[inline(always)]
+pub(crate) unsafe fn check_piece<V: Vector>(state: State, bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    let lead = state.lead_byte();
+    type N1<V> = <V as Vector>::Narrow;
+    type N2<V> = <N1<V> as Vector>::Narrow;
+    // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
+    // implies those of its narrower vectors; each `check_vectors_after::<W>` is
+    // called with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
+    unsafe {
+        if len >= V::BYTES {
+            check_vectors_after::<V, bool>(before::<V>(lead), bytes)
+        } else if len >= N1::<V>::BYTES {
+            check_vectors_after::<N1<V>, bool>(before::<N1<V>>(lead), bytes)
+        } else if len >= N2::<V>::BYTES {
+            check_vectors_after::<N2<V>, bool>(before::<N2<V>>(lead), bytes)
+        } else if let Some(this) = V::load_prefix(bytes) {
+            // Zero-padded: a carried sequence that the piece does not finish is
+            // cut short by a zero (ASCII), and fails.
+            check_short_after(before::<V>(lead), this).is_none()
+                && !ends_inside_sequence(bytes, len)
+        } else {
+            crate::scalar::scan(state, bytes) == Ok(State::Start)
+        }
+    }
+}
+
+/// A vector of zeros with `lead` in its last lane: the bytes before a piece,
+/// for [`check_piece`].
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn before<V: Vector>(lead: u8) -> V {
+    // SAFETY: the load reads the last `BYTES <= BLOCK` bytes of `LAST_LANE`; the
+    // caller guarantees the CPU feature.
+    unsafe { V::splat(lead).and(V::load(LAST_LANE.as_ptr().add(BLOCK - V::BYTES))) }
+}
+
+/// All bits set in the last byte only, for [`before`].
+static LAST_LANE: [u8; BLOCK] = {
+    let mut mask = [0; BLOCK];
+    mask[BLOCK - 1] = 0xFF;
+    mask
+};
