@@ -146,17 +146,8 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: simd::scalar_first_error,
     validate: simd::scalar_validate,
-    validate_piece: scalar_validate_piece,
+    validate_piece: simd::scalar_validate_piece,
 };
-
-/// The scalar back end's verdict on a piece (see [`ValidatePieceFn`]).
-///
-/// # Safety
-/// `ptr` must be non-NULL with `len` readable bytes.
-unsafe extern "C" fn scalar_validate_piece(state: State, ptr: *const u8, len: usize) -> bool {
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    crate::scalar::scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }) == Ok(State::Start)
-}
 
 /// The environment variable that forces a back end, for tests; see the module docs.
 pub(crate) const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
@@ -355,14 +346,10 @@ unsafe fn validate_chunk_with(
             }
         }
     };
-    // `rest` starts on a character boundary. Everything before its last sequence
-    // must be complete, well-formed UTF-8; the last sequence (at most 4 bytes) may
-    // stop short, and decides the final state.
-    let (split, last) = simd::trailing_sequence(rest);
-    if last == State::Error {
+    // `rest` starts on a character boundary.
+    let Some((whole, last)) = split_last_sequence(rest) else {
         return State::Error;
-    }
-    let whole = rest.get(..split).unwrap_or(rest);
+    };
     // SAFETY: the caller guarantees the check runs on this CPU.
     if !unsafe { validate_with(whole, backend) } {
         return State::Error;
@@ -390,11 +377,9 @@ unsafe fn validate_piece_with(
     // A piece of at least 3 bytes holds the rest of the carried sequence (at
     // most 3 continuation bytes, never a lead byte), so the last sequence,
     // found from its lead byte, starts after it.
-    let (split, last) = simd::trailing_sequence(bytes);
-    if last == State::Error {
+    let Some((whole, last)) = split_last_sequence(bytes) else {
         return State::Error;
-    }
-    let whole = bytes.get(..split).unwrap_or(bytes);
+    };
     if short_ascii(whole) && state == State::Start {
         return last;
     }
@@ -407,6 +392,18 @@ unsafe fn validate_piece_with(
         return State::Error;
     }
     last
+}
+
+/// A piece of a chunked input up to its last sequence, which must be complete,
+/// well-formed UTF-8 for the piece to be; and the state the last sequence (at most 4
+/// bytes, which may stop short) leaves, from START: the final state. `None` when
+/// that sequence is ill-formed. See `simd::trailing_sequence`.
+#[inline(always)]
+fn split_last_sequence(bytes: &[u8]) -> Option<(&[u8], State)> {
+    match simd::trailing_sequence(bytes) {
+        (_, State::Error) => None,
+        (split, last) => Some((bytes.get(..split).unwrap_or(bytes), last)),
+    }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

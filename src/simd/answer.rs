@@ -3,6 +3,7 @@
 //! fallbacks.
 
 use super::boundary::boundary_at_or_before;
+use crate::state_machine::State;
 
 /// The scalar back end's first error, with the C calling convention (see
 /// `crate::dispatch`'s `FirstErrorFn`): the offset of the first ill-formed
@@ -30,6 +31,23 @@ pub(crate) unsafe extern "C" fn scalar_first_error(ptr: *const u8, len: usize) -
 pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> bool {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
     crate::scalar::first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
+}
+
+/// The scalar back end's verdict on a piece of a chunked input (see
+/// `crate::dispatch`'s `ValidatePieceFn`): true iff `state` followed by the `len`
+/// bytes at `ptr` returns the machine to START with nothing ill-formed. Also the
+/// fallback of [`super::check_piece`] for pieces too short for a vector.
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes.
+#[inline(never)]
+pub(crate) unsafe extern "C" fn scalar_validate_piece(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    crate::scalar::scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }) == Ok(State::Start)
 }
 
 /// What [`super::check`] answers: the offset of the first error, `usize` (`len`

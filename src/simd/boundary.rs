@@ -68,9 +68,12 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
     i
 }
 
-/// The sequence that `bytes` (which starts on a character boundary) ends inside,
-/// if any, for the chunk and stream checks: `(split, state)`, where `state` is the
-/// draft machine's state after `bytes[split..]` from START. The fast validator
+/// The sequence that `bytes` ends inside, if any, for the chunk and stream checks:
+/// `(split, state)`, where `state` is the draft machine's state after
+/// `bytes[split..]` from START. `bytes` starts on a character boundary, or (the
+/// chunk check of a piece of at least 3 bytes) with the continuation bytes that
+/// finish a carried sequence, which are never lead bytes: the last sequence,
+/// found from its lead byte, starts after them. The fast validator
 /// checks `bytes[..split]`, which ends on a character boundary; had it been given
 /// a piece that ends inside a character (most pieces of non-ASCII text do), it would
 /// have taken that for an error and looked for it the slow way.

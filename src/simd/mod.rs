@@ -93,7 +93,7 @@ mod vector;
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
 
-pub(crate) use answer::{scalar_first_error, scalar_validate, Answer};
+pub(crate) use answer::{scalar_first_error, scalar_validate, scalar_validate_piece, Answer};
 pub(crate) use ascii::is_short_ascii;
 pub(crate) use boundary::trailing_sequence;
 pub(crate) use entry::entry_points;

@@ -1,7 +1,7 @@
 //! Inputs of at most one block ([`check`]), and whole inputs of a few vectors
 //! ([`check_vectors`], also used by [`super::long`] up to `MEDIUM` bytes).
 
-use super::answer::Answer;
+use super::answer::{scalar_validate_piece, Answer};
 use super::boundary::{ends_inside_lanes, ends_inside_sequence};
 use super::rules::{errors, Constants, FULL};
 use super::tiers::vector_errors;
@@ -182,7 +182,7 @@ unsafe fn check_vectors_after<V: Vector, A: Answer>(before: V, bytes: &[u8]) -> 
 /// ([`State::lead_byte`]) as the byte before the piece, so that the carried
 /// sequence is checked with the rest, without the scalar machine (whose table
 /// lookups would chain every piece to the one before). Inputs too short for a
-/// vector go to the scalar machine ([`crate::scalar::scan`]).
+/// vector go to the scalar machine ([`scalar_validate_piece`]).
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`.
@@ -194,7 +194,8 @@ pub(crate) unsafe fn check_piece<V: Vector>(state: State, bytes: &[u8]) -> bool 
     type N2<V> = <N1<V> as Vector>::Narrow;
     // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
     // implies those of its narrower vectors; each `check_vectors_after::<W>` is
-    // called with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
+    // called with `W::BYTES <= len`, `load_prefix` reads only `bytes`, and the
+    // scalar machine gets the slice's own pointer and length.
     unsafe {
         if len >= V::BYTES {
             check_vectors_after::<V, bool>(before::<V>(lead), bytes)
@@ -208,7 +209,7 @@ pub(crate) unsafe fn check_piece<V: Vector>(state: State, bytes: &[u8]) -> bool 
             check_short_after(before::<V>(lead), this).is_none()
                 && !ends_inside_sequence(bytes, len)
         } else {
-            crate::scalar::scan(state, bytes) == Ok(State::Start)
+            scalar_validate_piece(state, bytes.as_ptr(), len)
         }
     }
 }
