@@ -7,15 +7,18 @@
 
 use std::env;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() {
     let crate_dir =
         PathBuf::from(env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=utf8validate-core/src");
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=build.rs");
+    // A hand edit of the header makes this script run again and undo it.
+    println!("cargo:rerun-if-changed=include/utf8validate.h");
 
     shared_library_identity();
 
@@ -85,9 +88,35 @@ fn shared_library_identity() {
         return;
     }
     let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets CARGO_PKG_VERSION_MAJOR");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libutf8validate.so.{major}");
+    let soname = format!("libutf8validate.so.{major}");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     if target_env == "gnu" {
         println!("cargo:rustc-cdylib-link-arg=-fuse-ld=bfd");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--default-symver");
+    }
+    soname_link_in_build_tree(&soname);
+}
+
+/// Makes the build tree usable in place: a program linked with
+/// `-L target/release -lutf8validate` records the soname, so the dynamic loader looks
+/// for `libutf8validate.so.<major>`, a name cargo does not make. This puts the link
+/// `libutf8validate.so.<major> -> libutf8validate.so` next to the library cargo is
+/// about to link (`target/<profile>/`, or `target/<triple>/<profile>/`: three levels
+/// above `OUT_DIR`, which cargo places in `<that directory>/build/<package>-<hash>/out`).
+/// The link is relative, so the tree can be moved or copied with it.
+fn soname_link_in_build_tree(soname: &str) {
+    let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let Some(profile_dir) = out_dir.ancestors().nth(3) else {
+        return;
+    };
+    let link = profile_dir.join(soname);
+    if fs::read_link(&link).is_ok_and(|to| to == Path::new("libutf8validate.so")) {
+        return;
+    }
+    let _ = fs::remove_file(&link);
+    // The target is Linux; the host (where this script runs) may not be Unix.
+    #[cfg(unix)]
+    if let Err(e) = std::os::unix::fs::symlink("libutf8validate.so", &link) {
+        println!("cargo:warning=cannot create {}: {e}", link.display());
     }
 }

@@ -2,18 +2,18 @@
 # Bounded, coverage-guided, differential fuzzing of utf8validate (part of CI).
 #
 # Targets (each compares every answer with an oracle the library does not share):
-#   validate  fuzz/fuzz_targets/validate.rs  one-shot Rust API, every back end this CPU
-#             supports, and the extern "C" functions (incl. the C-string forms) vs
-#             std::str::from_utf8 (validity, valid_up_to, error_len) and the kinds.
+#   validate  fuzz/fuzz_targets/validate.rs  the Rust crate's one-shot API and every back
+#             end this CPU supports vs std::str::from_utf8 (validity, valid_up_to,
+#             error_len) and the kinds.
 #   chunked   fuzz/fuzz_targets/chunked.rs   data in pieces cut at points taken from the
-#             input: validate_chunk / utf8_validate_chunk / each back end (the state
-#             after every piece vs the draft's table, the final verdict vs the one-shot
-#             one) and Stream / utf8_stream_* (feed, position, and finish after every
-#             piece vs std on the prefix so far).
-#   render    fuzz/fuzz_targets/render.rs    escape_into / replace_into / utf8_escape /
-#             utf8_replace vs String::from_utf8_lossy and <[u8]>::utf8_chunks, with a
-#             full and a too-small buffer (truncation between units, no write past it).
-#   c_api     c-tests/fuzz/fuzz_c_api.c      libFuzzer harness in C through the header,
+#             input: validate_chunk / each back end (the state after every piece vs
+#             the draft's table, the final verdict vs the one-shot one) and Stream
+#             (feed, position, and finish after every piece vs std on the prefix so far).
+#   render    fuzz/fuzz_targets/render.rs    escape_into / replace_into vs
+#             String::from_utf8_lossy and <[u8]>::utf8_chunks, with a full and a
+#             too-small buffer (truncation between units, no write past it).
+#   c_api     c-tests/fuzz/fuzz_c_api.c      the C library's functions:
+#             libFuzzer harness in C through the header,
 #             built with clang -fsanitize=fuzzer,address,undefined, linking the static
 #             library; oracle: the RFC 3629 grammar written in C (c-tests/oracle.h);
 #             inputs also placed against PROT_NONE guard pages.
@@ -159,7 +159,7 @@ if $want_c; then
   # Rust targets: AddressSanitizer (so ASan checks the library's own loads, not only
   # the harness's), libFuzzer's coverage counters and compare tracing (so the fuzzer
   # is guided by the library's branches), debug assertions and overflow checks.
-  # Its own target dir: other RUSTFLAGS, and only the library (no `cli` feature).
+  # Its own target dir: other RUSTFLAGS, and only the C library.
   say "building libutf8validate.a for c_api (ASan + coverage)"
   c_target_dir="$target_dir/c_api"
   if ! RUSTFLAGS="-Zsanitizer=address -Cpasses=sancov-module \
@@ -168,7 +168,7 @@ if $want_c; then
       -Cllvm-args=-sanitizer-coverage-pc-table \
       -Cllvm-args=-sanitizer-coverage-trace-compares \
       -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers -Cdebuginfo=1" \
-    cargo rustc --quiet --release --lib --no-default-features --crate-type staticlib \
+    cargo build --quiet --release --package utf8validate --lib \
       --target "$triple" --target-dir "$c_target_dir" >"$seeds/build-c.log" 2>&1; then
     cat "$seeds/build-c.log"
     say "FAIL: building the static library for c_api"
@@ -179,7 +179,7 @@ if $want_c; then
   say "building c_api (clang -fsanitize=fuzzer,address,undefined + $lib)"
   clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -Wall -Wextra -Werror -I include -I c-tests c-tests/fuzz/fuzz_c_api.c "$lib" \
-    -lpthread -ldl -lm -o "$c_target_dir/fuzz_c_api"
+    -o "$c_target_dir/fuzz_c_api"
 fi
 
 # --- run -------------------------------------------------------------------------

@@ -1,279 +1,79 @@
-//! What exactly is wrong: the kind of the first ill-formed sequence and the length of
-//! its maximal subpart (Unicode §3.9, "U+FFFD Substitution of Maximal Subparts").
-//!
-//! The fast engines only find *where* the first ill-formed sequence starts. This
-//! module then runs the draft's state machine from that character boundary for at
-//! most four bytes and reads the kind off the state it failed in and the byte that
-//! failed it, so the detail costs nothing on valid input and O(1) on invalid input.
+//! Error detail for C: `utf8_check` and the names and messages of the error kinds.
 
-use crate::state_machine::{next_state, State};
+use core::ffi::c_char;
 
-/// Why a sequence is ill-formed: the considerations of Tang's draft (v0.4), one kind
-/// per row of its "bytes never used" and "two-byte pairs never used" tables.
+use super::{input, report};
+use utf8validate_core::{check, ErrorKind, Utf8Error};
+
+/// A `utf8_error_kind` as C passes it: any 32-bit value, of which only 0-7 name a
+/// kind (same reasoning as `StateArg`). The header names it `utf8_error_kind`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorKindArg(pub u32);
+
+/// Checks whether `buf[0..len)` is well-formed UTF-8 (RFC 3629 section 4) and, when
+/// it is not, says where the first ill-formed sequence starts, how long its maximal
+/// subpart is (Unicode section 3.9) and why it is ill-formed.
 ///
-/// The discriminants are part of the C ABI (`utf8_error_kind`): explicit, and only
-/// ever appended to.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// No error: the input is well-formed.
-    None = 0,
-    /// A continuation byte (80-BF) where a lead byte or ASCII was expected, e.g. a
-    /// lone `80`, or `BF` after a complete `C3 A9`. Maximal subpart: 1 byte.
-    UnexpectedContinuation = 1,
-    /// A lead byte followed by too few continuation bytes before another byte that
-    /// is not a continuation byte, e.g. `C3 41`, `E2 82 41`, `F0 9F 98 41`.
-    /// Maximal subpart: the lead byte and the continuation bytes that were valid
-    /// (1-3 bytes).
-    MissingContinuation = 2,
-    /// The input ends inside a sequence, e.g. a final `E2 82`. Maximal subpart: the
-    /// bytes from the lead byte to the end (1-3 bytes). Only for the end of the whole
-    /// input: more data could have completed it.
-    Truncated = 3,
-    /// A non-shortest (overlong) form: a lead byte C0 or C1 (any 2-byte sequence from
-    /// them encodes U+0000-U+007F), `E0 80-9F` (3 bytes for U+0000-U+07FF) or
-    /// `F0 80-8F` (4 bytes for U+0000-U+FFFF). Maximal subpart: 1 byte (the lead).
-    Overlong = 4,
-    /// A UTF-16 surrogate encoded directly: `ED A0-BF` (U+D800-U+DFFF are not scalar
-    /// values). Maximal subpart: 1 byte (the lead ED).
-    Surrogate = 5,
-    /// A value above U+10FFFF: `F4 90-BF`, or a lead byte F5, F6 or F7. Maximal
-    /// subpart: 1 byte (the lead).
-    TooLarge = 6,
-    /// A byte never used by UTF-8 at all: F8-FB and FC-FD (the 5- and 6-byte lead
-    /// bytes of obsolete RFC 2279) and FE-FF. Maximal subpart: 1 byte.
-    InvalidByte = 7,
-}
-
-impl ErrorKind {
-    /// All kinds, in discriminant order.
-    pub const ALL: [ErrorKind; 8] = [
-        ErrorKind::None,
-        ErrorKind::UnexpectedContinuation,
-        ErrorKind::MissingContinuation,
-        ErrorKind::Truncated,
-        ErrorKind::Overlong,
-        ErrorKind::Surrogate,
-        ErrorKind::TooLarge,
-        ErrorKind::InvalidByte,
-    ];
-
-    /// The kind whose discriminant is `raw`, or `None` when there is no such kind.
-    pub const fn from_raw(raw: u32) -> Option<ErrorKind> {
-        match raw {
-            0 => Some(ErrorKind::None),
-            1 => Some(ErrorKind::UnexpectedContinuation),
-            2 => Some(ErrorKind::MissingContinuation),
-            3 => Some(ErrorKind::Truncated),
-            4 => Some(ErrorKind::Overlong),
-            5 => Some(ErrorKind::Surrogate),
-            6 => Some(ErrorKind::TooLarge),
-            7 => Some(ErrorKind::InvalidByte),
-            _ => None,
-        }
-    }
-
-    /// A stable snake_case name, for logs and machine-readable output (for example
-    /// `"unexpected_continuation"`). Never changes once released.
-    pub const fn name(self) -> &'static str {
-        without_nul(self.name_nul())
-    }
-
-    /// One English sentence saying what is wrong, for people.
-    pub const fn message(self) -> &'static str {
-        without_nul(self.message_nul())
-    }
-
-    /// [`name`](Self::name) with a terminating NUL, for C.
-    pub(crate) const fn name_nul(self) -> &'static str {
-        match self {
-            ErrorKind::None => "none\0",
-            ErrorKind::UnexpectedContinuation => "unexpected_continuation\0",
-            ErrorKind::MissingContinuation => "missing_continuation\0",
-            ErrorKind::Truncated => "truncated\0",
-            ErrorKind::Overlong => "overlong\0",
-            ErrorKind::Surrogate => "surrogate\0",
-            ErrorKind::TooLarge => "too_large\0",
-            ErrorKind::InvalidByte => "invalid_byte\0",
-        }
-    }
-
-    /// [`message`](Self::message) with a terminating NUL, for C.
-    pub(crate) const fn message_nul(self) -> &'static str {
-        match self {
-            ErrorKind::None => "The input is well-formed UTF-8.\0",
-            ErrorKind::UnexpectedContinuation => {
-                "A continuation byte (80-BF) appears where a lead byte was expected.\0"
-            }
-            ErrorKind::MissingContinuation => {
-                "A lead byte is not followed by enough continuation bytes.\0"
-            }
-            ErrorKind::Truncated => "The input ends in the middle of a multi-byte sequence.\0",
-            ErrorKind::Overlong => {
-                "An overlong (non-shortest) form encodes a code point with more bytes than needed.\0"
-            }
-            ErrorKind::Surrogate => {
-                "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value.\0"
-            }
-            ErrorKind::TooLarge => "A sequence encodes a value above U+10FFFF.\0",
-            ErrorKind::InvalidByte => "A byte that never appears in UTF-8 (F8-FF) is present.\0",
-        }
-    }
-}
-
-/// `s` without its final NUL (the strings above are written once, NUL-terminated,
-/// and shared by the Rust and C APIs).
-const fn without_nul(s: &'static str) -> &'static str {
-    match s.as_bytes().split_last() {
-        Some((0, rest)) => match core::str::from_utf8(rest) {
-            Ok(text) => text,
-            Err(_) => s,
-        },
-        _ => s,
-    }
-}
-
-/// Where the first ill-formed sequence is, how long its maximal subpart is, and why
-/// it is ill-formed.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Utf8Error {
-    /// Byte offset of the first byte of the first ill-formed sequence; equals Rust's
-    /// `Utf8Error::valid_up_to()` and Python's `UnicodeDecodeError.start`.
-    pub offset: usize,
-    /// Length in bytes of the maximal subpart at `offset` (Unicode §3.9): the bytes
-    /// a decoder replaces with one U+FFFD; 1-3 for an error, 0 when there is none
-    /// and for the C functions' NULL-buffer errors (no byte was read). Equals
-    /// Rust's `error_len()` where that is `Some`, and Python's
-    /// `UnicodeDecodeError.end - start`. For a sequence
-    /// cut short by the end of the input (`ErrorKind::Truncated`, in C
-    /// `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.
-    pub length: usize,
-    /// Why the sequence is ill-formed.
-    pub kind: ErrorKind,
-}
-
-/// Checks `bytes` and, when they are not well-formed UTF-8 (RFC 3629 §4), says where
-/// the first ill-formed sequence starts, how long its maximal subpart is, and why.
+/// - `buf`: the bytes to check; `len`: their number, in bytes.
+/// - `err`: where to store the detail; may be NULL when only the verdict is wanted.
+/// - Returns true iff the buffer is valid; then `*err` (if given) is set to
+///   `{ .offset = len, .length = 0, .kind = UTF8_ERROR_NONE }`.
+/// - Returns false otherwise, with `err->offset` equal to `utf8_first_error`,
+///   `err->length` the maximal subpart (1-3 bytes; the bytes to the end for
+///   `UTF8_ERROR_TRUNCATED`; equal to Rust's `Utf8Error::error_len()` and to
+///   Python's `UnicodeDecodeError.end - start`) and `err->kind` why (see
+///   `utf8_error_kind`).
+/// - `buf == NULL` with `len > 0` returns false with
+///   `{ .offset = 0, .length = 0, .kind = UTF8_ERROR_INVALID_BYTE }` (length 0 marks
+///   that no byte was read); `buf` is not dereferenced.
+/// - Thread-safe; allocates nothing; reads only `buf[0..len)`; writes only `*err`.
 ///
-/// ```
-/// use utf8validate::{check, ErrorKind, Utf8Error};
-/// assert_eq!(check("ok ✓".as_bytes()), Ok(()));
-/// assert_eq!(
-///     check(b"ab\xED\xA0\x80"),
-///     Err(Utf8Error { offset: 2, length: 1, kind: ErrorKind::Surrogate })
-/// );
-/// assert_eq!(
-///     check(b"\xE2\x82"),
-///     Err(Utf8Error { offset: 0, length: 2, kind: ErrorKind::Truncated })
-/// );
-/// ```
-pub fn check(bytes: &[u8]) -> Result<(), Utf8Error> {
-    match crate::first_error(bytes) {
-        None => Ok(()),
-        Some(offset) => Err(describe(bytes, offset)),
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes, and unless
+/// it is NULL, `err` must point to a writable `utf8_error`.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Utf8Error) -> bool {
+    // SAFETY: forwarded caller contract (`buf` readable for `len` bytes, `err`
+    // writable when non-NULL).
+    unsafe {
+        let outcome = input(buf, len).map(check);
+        report(outcome, len, err)
     }
 }
 
-/// Describes the ill-formed sequence that starts at the character boundary
-/// `offset`, given that the input is `bytes` and ends there (no more data follows).
-pub(crate) fn describe(bytes: &[u8], offset: usize) -> Utf8Error {
-    let rest = bytes.get(offset..).unwrap_or(&[]);
-    // `offset` comes from `first_error`, so a description always exists; the
-    // fallback only keeps this total without a panic path.
-    let fallback = Utf8Error {
-        offset: 0,
-        length: rest.len().min(1),
-        kind: ErrorKind::InvalidByte,
+/// The stable snake_case name of an error kind, e.g. `"surrogate"` for
+/// `UTF8_ERROR_SURROGATE`: for logs and machine-readable output. Names never change
+/// once released. The kinds are the ways a byte sequence can fail the well-formed
+/// forms of RFC 3629 section 4 (Unicode §3.9, Table 3-7).
+///
+/// - Returns a static NUL-terminated string (never free it); `"unknown"` for a value
+///   that is not a `utf8_error_kind` (never NULL).
+/// - Thread-safe; allocates nothing.
+#[no_mangle]
+pub extern "C" fn utf8_error_kind_name(kind: ErrorKindArg) -> *const c_char {
+    let text = match ErrorKind::from_raw(kind.0) {
+        Some(k) => k.name_nul(),
+        None => "unknown\0",
     };
-    describe_sequence(rest, true).unwrap_or(fallback).at(offset)
+    text.as_ptr().cast::<c_char>()
 }
 
-impl Utf8Error {
-    /// The same error, with its offset moved by `base` bytes.
-    #[inline]
-    pub(crate) fn at(self, base: usize) -> Utf8Error {
-        Utf8Error {
-            offset: self.offset + base,
-            ..self
-        }
-    }
-}
-
-/// Runs the draft's machine from START over the first bytes of `seq` (at most 4)
-/// and describes the ill-formed sequence at its start, with offset 0.
+/// One English sentence describing an error kind, e.g. for `UTF8_ERROR_OVERLONG`
+/// "An overlong (non-shortest) form encodes a code point with more bytes than
+/// needed.".
 ///
-/// Returns `None` when the first sequence of `seq` is well-formed, or when `seq`
-/// ends inside it and `at_end` is false (more data could complete it).
-pub(crate) fn describe_sequence(seq: &[u8], at_end: bool) -> Option<Utf8Error> {
-    let mut state = State::Start;
-    for (i, &byte) in seq.iter().enumerate().take(4) {
-        let next = next_state(state, byte);
-        match next {
-            State::Error => {
-                let (length, kind) = failure(state, byte, i);
-                return Some(Utf8Error {
-                    offset: 0,
-                    length,
-                    kind,
-                });
-            }
-            State::Start => return None,
-            _ => state = next,
-        }
-    }
-    if at_end && state != State::Start {
-        Some(Utf8Error {
-            offset: 0,
-            length: seq.len(),
-            kind: ErrorKind::Truncated,
-        })
-    } else {
-        None
-    }
-}
-
-/// The maximal-subpart length and kind when `byte`, at index `at` of a sequence,
-/// moves the machine from `state` into ERROR.
-fn failure(state: State, byte: u8, at: usize) -> (usize, ErrorKind) {
-    let is_continuation = matches!(byte, 0x80..=0xBF);
-    let kind = match state {
-        State::Start => match byte {
-            0x80..=0xBF => ErrorKind::UnexpectedContinuation,
-            0xC0..=0xC1 => ErrorKind::Overlong,
-            0xF5..=0xF7 => ErrorKind::TooLarge,
-            _ => ErrorKind::InvalidByte, // F8-FF: the only bytes left that fail in START
-        },
-        // Right after a lead byte with a restricted second byte, a continuation byte
-        // outside the range is a specific violation (draft's two-byte pair table).
-        State::C | State::F if is_continuation => ErrorKind::Overlong, // E0 80-9F, F0 80-8F
-        State::D if is_continuation => ErrorKind::Surrogate,           // ED A0-BF
-        State::G if is_continuation => ErrorKind::TooLarge,            // F4 90-BF
-        _ => ErrorKind::MissingContinuation,
+/// - Returns a static NUL-terminated string (never free it); for a value that is
+///   not a `utf8_error_kind`, a sentence saying so (never NULL).
+/// - The sentences name the rules of RFC 3629 section 4 (Unicode §3.9, Table 3-7)
+///   that the sequence breaks. They may be reworded between releases; match on the
+///   kind or its name, not on the sentence.
+/// - Thread-safe; allocates nothing.
+#[no_mangle]
+pub extern "C" fn utf8_error_kind_message(kind: ErrorKindArg) -> *const c_char {
+    let text = match ErrorKind::from_raw(kind.0) {
+        Some(k) => k.message_nul(),
+        None => "The value is not a utf8_error_kind.\0",
     };
-    // The maximal subpart: in START the failing byte alone; otherwise the lead byte
-    // and the continuation bytes accepted before the failing one.
-    let length = if state == State::Start { 1 } else { at };
-    (length, kind)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_distinct_snake_case() {
-        for (i, a) in ErrorKind::ALL.iter().enumerate() {
-            assert_eq!(ErrorKind::from_raw(i as u32), Some(*a));
-            assert!(a
-                .name()
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b == b'_'));
-            assert!(a.message().ends_with('.'));
-            for b in &ErrorKind::ALL[i + 1..] {
-                assert_ne!(a.name(), b.name());
-            }
-        }
-        assert_eq!(ErrorKind::from_raw(8), None);
-    }
+    text.as_ptr().cast::<c_char>()
 }

@@ -16,10 +16,10 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use simdutf8::basic::imp::Utf8Validator;
-use utf8validate::ffi::{
-    utf8_stream_feed, utf8_stream_finish, utf8_validate, utf8_validate_chunk, StateArg,
+use utf8validate_c_tests::c_api::{
+    utf8_stream_feed, utf8_stream_finish, utf8_validate, utf8_validate_chunk,
 };
-use utf8validate::{State, Stream};
+use utf8validate_core::{State, Stream};
 
 // Shared with the `peers` benchmark, which uses every generator.
 #[allow(dead_code)]
@@ -30,14 +30,12 @@ const MIB: usize = 1 << 20;
 
 /// `utf8_validate_chunk` over the pieces of `input`: true iff valid.
 fn by_chunks(input: &[u8], piece: usize) -> bool {
-    let mut state = State::Start;
+    let mut state = State::Start as u32;
     for p in input.chunks(piece) {
         // SAFETY: `p` is a live slice: `len` readable bytes at its pointer.
-        state = unsafe {
-            utf8_validate_chunk(StateArg(state as u32), p.as_ptr().cast::<c_char>(), p.len())
-        };
+        state = unsafe { utf8_validate_chunk(state, p.as_ptr().cast::<c_char>(), p.len()) };
     }
-    state == State::Start
+    state == State::Start as u32
 }
 
 /// `utf8_stream_feed` over the pieces of `input`, then `utf8_stream_finish`.

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use utf8validate_c_tests::c_api;
 
 mod inputs;
 use inputs::{ascii_text, mixed_text};
@@ -62,29 +63,39 @@ fn text_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// `utf8_validate` of the C library (`libutf8validate.so`, as `cargo build` makes it).
 fn utf8validate_validate(b: &[u8]) -> bool {
+    let validate = c_api::functions().utf8_validate;
     // SAFETY: `b` is a live slice: `len` readable bytes at its pointer.
-    unsafe { utf8validate::ffi::utf8_validate(b.as_ptr().cast::<c_char>(), b.len()) }
+    unsafe { validate(b.as_ptr().cast::<c_char>(), b.len()) }
 }
 
+/// `utf8_first_error` of the C library.
 fn utf8validate_first_error(b: &[u8]) -> usize {
+    let first_error = c_api::functions().utf8_first_error;
     // SAFETY: as above.
-    unsafe { utf8validate::ffi::utf8_first_error(b.as_ptr().cast::<c_char>(), b.len()) }
+    unsafe { first_error(b.as_ptr().cast::<c_char>(), b.len()) }
 }
 
 /// Every contender on `input`, in one group named `name`.
 fn contenders(group: &mut BenchmarkGroup<'_, WallTime>, input: &[u8]) {
     group.throughput(Throughput::Bytes(input.len() as u64));
+    // The C functions, called through the pointers the dynamic loader resolved, as
+    // a C program calls them through its PLT.
+    let c = c_api::functions();
+    let (validate, first_error) = (c.utf8_validate, c.utf8_first_error);
     group.bench_function("utf8validate_validate", |b| {
-        b.iter(|| utf8validate_validate(black_box(input)))
+        // SAFETY: `input` is a live slice.
+        b.iter(|| unsafe { validate(black_box(input).as_ptr().cast(), input.len()) })
     });
     group.bench_function("utf8validate_first_error", |b| {
-        b.iter(|| utf8validate_first_error(black_box(input)))
+        // SAFETY: as above.
+        b.iter(|| unsafe { first_error(black_box(input).as_ptr().cast(), input.len()) })
     });
     // The AVX2 back end forced, when the CPU also has a better one: the
     // like-for-like comparison with simdutf8 (AVX2) and with CPUs without AVX-512.
-    if utf8validate::backends::selected() != "avx2" {
-        if let Some(avx2) = utf8validate::backends::available().find(|b| b.name() == "avx2") {
+    if utf8validate_core::backends::selected() != "avx2" {
+        if let Some(avx2) = utf8validate_core::backends::available().find(|b| b.name() == "avx2") {
             group.bench_function("utf8validate_avx2_validate", |b| {
                 b.iter(|| avx2.validate(black_box(input)))
             });
@@ -139,7 +150,7 @@ fn bench_input(c: &mut Criterion, name: &str, input: &[u8], time: Duration) {
 fn peers(c: &mut Criterion) {
     println!(
         "utf8validate back end on this CPU: {}",
-        utf8validate::backends::selected()
+        utf8validate_core::backends::selected()
     );
     let corpus = corpus_dir();
     let quick = Duration::from_millis(1000);

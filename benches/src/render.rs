@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use utf8validate::{escape_into, replace_into};
+use utf8validate_core::{escape_into, replace_into};
 
 // Shared with the `peers` benchmark, which uses every generator.
 #[allow(dead_code)]

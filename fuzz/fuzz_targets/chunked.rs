@@ -9,31 +9,26 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use utf8validate::{ffi, State};
+use utf8validate_core::State;
 use utf8validate_fuzz::{check_chunked, check_stream, split_input};
 
 fuzz_target!(|input: &[u8]| {
     let (cuts, data) = split_input(input);
-    check_chunked("validate_chunk", data, &cuts, utf8validate::validate_chunk);
-    check_chunked("utf8_validate_chunk", data, &cuts, |state, piece| {
-        // SAFETY: `piece` is a live slice of `piece.len()` readable bytes.
-        unsafe {
-            ffi::utf8_validate_chunk(
-                ffi::StateArg(state as u32),
-                piece.as_ptr().cast(),
-                piece.len(),
-            )
-        }
-    });
-    for backend in utf8validate::backends::available() {
+    check_chunked(
+        "validate_chunk",
+        data,
+        &cuts,
+        utf8validate_core::validate_chunk,
+    );
+    for backend in utf8validate_core::backends::available() {
         check_chunked(backend.name(), data, &cuts, |state, piece| {
             backend.validate_chunk(state, piece)
         });
     }
     check_stream(data, &cuts);
-    // A state out of range for C is ERROR, and ERROR is absorbing.
+    // ERROR is absorbing.
     assert_eq!(
-        utf8validate::validate_chunk(State::Error, data),
+        utf8validate_core::validate_chunk(State::Error, data),
         State::Error
     );
 });

@@ -1,4 +1,6 @@
-//! Oracles and checks shared by the fuzz targets.
+//! Oracles and checks shared by the fuzz targets of the Rust crate
+//! (`utf8validate-core`). The C library's functions are fuzzed by the C harness
+//! `c-tests/fuzz/fuzz_c_api.c` against the RFC 3629 grammar (`c-tests/oracle.h`).
 //!
 //! Nothing here asks the library what the right answer is. Validity, offsets and
 //! maximal-subpart lengths come from `std::str::from_utf8`; the error kind and the
@@ -7,9 +9,7 @@
 //! here by hand. Every check panics on disagreement, which libFuzzer reports as a
 //! crash and saves the input under `fuzz/artifacts/<target>/`.
 
-use std::ffi::CString;
-
-use utf8validate::{ErrorKind, State};
+use utf8validate_core::{ErrorKind, State};
 
 /// `(valid_up_to, error_len)` from `std::str::from_utf8`; `None` when valid.
 pub fn std_error(bytes: &[u8]) -> Option<(usize, Option<usize>)> {
@@ -84,9 +84,17 @@ pub fn check_one_shot(data: &[u8]) {
     let want = std_error(data);
     let want_offset = want.map(|(offset, _)| offset);
 
-    assert_eq!(utf8validate::validate(data), want.is_none(), "validate");
-    assert_eq!(utf8validate::first_error(data), want_offset, "first_error");
-    match (utf8validate::check(data), want) {
+    assert_eq!(
+        utf8validate_core::validate(data),
+        want.is_none(),
+        "validate"
+    );
+    assert_eq!(
+        utf8validate_core::first_error(data),
+        want_offset,
+        "first_error"
+    );
+    match (utf8validate_core::check(data), want) {
         (Ok(()), None) => {}
         (Err(e), Some((offset, error_len))) => {
             assert_eq!(e.offset, offset, "check: offset");
@@ -101,78 +109,18 @@ pub fn check_one_shot(data: &[u8]) {
         (got, want) => panic!("check gave {got:?}, std gave {want:?}"),
     }
     assert_eq!(
-        utf8validate::validate_chunk(State::Start, data),
+        utf8validate_core::validate_chunk(State::Start, data),
         expected_state(data),
         "validate_chunk from START"
     );
 
-    for backend in utf8validate::backends::available() {
+    for backend in utf8validate_core::backends::available() {
         let name = backend.name();
         assert_eq!(backend.validate(data), want.is_none(), "{name}: validate");
         assert_eq!(
             backend.first_error(data),
             want_offset,
             "{name}: first_error"
-        );
-    }
-
-    check_c_abi(data, want);
-}
-
-/// The `extern "C"` functions, called as C calls them, on `data` and on a
-/// NUL-terminated copy of its bytes before the first NUL.
-fn check_c_abi(data: &[u8], want: Option<(usize, Option<usize>)>) {
-    use utf8validate::ffi;
-    let (ptr, len) = (data.as_ptr().cast(), data.len());
-    // SAFETY: `ptr` points to `len` readable bytes (a live slice); `err` is a local.
-    unsafe {
-        assert_eq!(
-            ffi::utf8_validate(ptr, len),
-            want.is_none(),
-            "utf8_validate"
-        );
-        let first = want.map_or(len, |(offset, _)| offset);
-        assert_eq!(ffi::utf8_first_error(ptr, len), first, "utf8_first_error");
-        let mut err = std::mem::MaybeUninit::<utf8validate::Utf8Error>::uninit();
-        let ok = ffi::utf8_check(ptr, len, err.as_mut_ptr());
-        // SAFETY (of assume_init): utf8_check always writes `*err` when it is non-NULL.
-        let err = err.assume_init();
-        assert_eq!(ok, want.is_none(), "utf8_check: verdict");
-        assert_eq!(err.offset, first, "utf8_check: offset");
-        let length = match want {
-            None => 0,
-            Some((offset, error_len)) => error_len.unwrap_or(len - offset),
-        };
-        assert_eq!(err.length, length, "utf8_check: length");
-        let kind = match want {
-            None => ErrorKind::None,
-            Some((offset, error_len)) => expected_kind(data, offset, error_len),
-        };
-        assert_eq!(err.kind, kind, "utf8_check: kind");
-        assert_eq!(
-            ffi::utf8_check(ptr, len, std::ptr::null_mut()),
-            want.is_none()
-        );
-        let end = ffi::utf8_validate_chunk(ffi::StateArg(State::Start as u32), ptr, len);
-        assert_eq!(end, expected_state(data), "utf8_validate_chunk");
-    }
-
-    let before_nul = data.split(|&b| b == 0).next().unwrap_or(&[]);
-    let want = std_error(before_nul);
-    let c_string = CString::new(before_nul).expect("no interior NUL by construction");
-    // SAFETY: `c_string` is a live NUL-terminated string.
-    unsafe {
-        let s = c_string.as_ptr();
-        assert_eq!(
-            ffi::utf8_validate_cstr(s),
-            want.is_none(),
-            "utf8_validate_cstr"
-        );
-        let first = want.map_or(before_nul.len(), |(offset, _)| offset);
-        assert_eq!(
-            ffi::utf8_first_error_cstr(s),
-            first,
-            "utf8_first_error_cstr"
         );
     }
 }
@@ -228,10 +176,10 @@ pub fn check_chunked(
 }
 
 /// The one-shot result the oracles give for `data`, as `check` reports it.
-fn expected_check(data: &[u8]) -> Result<(), utf8validate::Utf8Error> {
+fn expected_check(data: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
     match std_error(data) {
         None => Ok(()),
-        Some((offset, error_len)) => Err(utf8validate::Utf8Error {
+        Some((offset, error_len)) => Err(utf8validate_core::Utf8Error {
             offset,
             length: error_len.unwrap_or(data.len() - offset),
             kind: expected_kind(data, offset, error_len),
@@ -239,15 +187,12 @@ fn expected_check(data: &[u8]) -> Result<(), utf8validate::Utf8Error> {
     }
 }
 
-/// Feeds `data` in pieces cut at `cuts` to a [`utf8validate::Stream`] and to a C
-/// `utf8_stream`, checking after every piece the return of `feed`, `position` and
-/// `finish` (which must be the one-shot answer for the prefix read so far).
+/// Feeds `data` in pieces cut at `cuts` to a [`utf8validate_core::Stream`], checking
+/// after every piece the return of `feed`, `position` and `finish` (which must be the
+/// one-shot answer for the prefix read so far).
 pub fn check_stream(data: &[u8], cuts: &[usize]) {
-    use utf8validate::{ffi, Stream};
+    use utf8validate_core::Stream;
     let mut rust = Stream::new();
-    let mut c = std::mem::MaybeUninit::<Stream>::uninit();
-    // SAFETY: `c` is writable memory for one stream.
-    unsafe { ffi::utf8_stream_init(c.as_mut_ptr()) };
     let mut from = 0;
     for &to in cuts.iter().chain(std::iter::once(&data.len())) {
         let piece = &data[from..to];
@@ -270,31 +215,6 @@ pub fn check_stream(data: &[u8], cuts: &[usize]) {
             _ => to,
         };
         assert_eq!(rust.position(), position, "position after {to} bytes");
-        // SAFETY: `c` was initialised by utf8_stream_init; `piece` is a live slice;
-        // `err` is a local.
-        unsafe {
-            let fed = ffi::utf8_stream_feed(c.as_mut_ptr(), piece.as_ptr().cast(), piece.len());
-            assert_eq!(
-                fed, still_ok,
-                "utf8_stream_feed {from}..{to} (cuts {cuts:?})"
-            );
-            let mut err = std::mem::MaybeUninit::uninit();
-            let ok = ffi::utf8_stream_finish(c.as_ptr(), err.as_mut_ptr());
-            let err: utf8validate::Utf8Error = err.assume_init();
-            match want {
-                Ok(()) => {
-                    assert!(ok, "utf8_stream_finish after {to} bytes");
-                    assert_eq!((err.offset, err.length, err.kind), (to, 0, ErrorKind::None));
-                }
-                Err(e) => {
-                    assert!(!ok, "utf8_stream_finish after {to} bytes");
-                    assert_eq!(
-                        err, e,
-                        "utf8_stream_finish after {to} bytes (cuts {cuts:?})"
-                    );
-                }
-            }
-        }
         from = to;
     }
 }
@@ -330,11 +250,10 @@ pub fn expected_render(data: &[u8], escape: bool) -> (Vec<u8>, Vec<usize>) {
     (out, ends)
 }
 
-/// `escape_into`/`replace_into` and `utf8_escape`/`utf8_replace` on `data`, with an
-/// output buffer of the full size and one of `cap` bytes: the result, the length
-/// reported, truncation between units only, and no write past the buffer.
+/// `escape_into`/`replace_into` on `data`, with an output buffer of the full size and
+/// one of `cap` bytes: the result, the length reported, truncation between units
+/// only, and no write past the buffer.
 pub fn check_render(data: &[u8], cap: usize) {
-    use utf8validate::ffi;
     const GUARD: u8 = 0xA5;
     for escape in [false, true] {
         let name = if escape { "escape" } else { "replace" };
@@ -348,9 +267,9 @@ pub fn check_render(data: &[u8], cap: usize) {
         }
         let render = |out: &mut [u8]| {
             if escape {
-                utf8validate::escape_into(data, out)
+                utf8validate_core::escape_into(data, out)
             } else {
-                utf8validate::replace_into(data, out)
+                utf8validate_core::replace_into(data, out)
             }
         };
         // The longest run of whole units that fits in `room` bytes.
@@ -375,45 +294,6 @@ pub fn check_render(data: &[u8], cap: usize) {
             assert!(
                 out[room..].iter().all(|&b| b == GUARD),
                 "{name}: wrote past {room} bytes"
-            );
-        }
-
-        // C: snprintf-style, NUL-terminated, `out_cap` bytes at most.
-        let c_render = |out: *mut core::ffi::c_char, out_cap: usize| {
-            // SAFETY: `data` is a live slice; `out` is NULL or points to `out_cap`
-            // writable bytes that do not overlap it.
-            unsafe {
-                if escape {
-                    ffi::utf8_escape(data.as_ptr().cast(), data.len(), out, out_cap)
-                } else {
-                    ffi::utf8_replace(data.as_ptr().cast(), data.len(), out, out_cap)
-                }
-            }
-        };
-        assert_eq!(
-            c_render(std::ptr::null_mut(), 0),
-            want.len(),
-            "utf8_{name}: size query"
-        );
-        for out_cap in [want.len() + 1, cap % (want.len() + 2)] {
-            let mut out = vec![GUARD; out_cap + 8];
-            assert_eq!(
-                c_render(out.as_mut_ptr().cast(), out_cap),
-                want.len(),
-                "utf8_{name}"
-            );
-            if out_cap > 0 {
-                let k = fits(out_cap - 1);
-                assert_eq!(
-                    &out[..k],
-                    &want[..k],
-                    "utf8_{name}: text into {out_cap} bytes"
-                );
-                assert_eq!(out[k], 0, "utf8_{name}: NUL after {k} bytes of {out_cap}");
-            }
-            assert!(
-                out[out_cap..].iter().all(|&b| b == GUARD),
-                "utf8_{name}: wrote past {out_cap} bytes"
             );
         }
     }

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The C library built here (Debian 12, glibc 2.36) used by a Debian 11 userland (glibc
+# 2.31), as a server on an older distribution would use it: a Debian 11 root made with
+# debootstrap from Debian's package registry, with Debian 11's own gcc, compiles the C
+# suite and the guard-page program against the .so and the .a built on this machine
+# (`cargo build --release`, used from target/release as they are) and runs them, on
+# the default back end and with each one this CPU supports forced.
+#
+# The root is kept in target/debian11-root (about 250 MB; debootstrap takes a few
+# minutes the first time). Needs root (chroot) and debootstrap; outside CI a missing
+# one skips the test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+target_dir=${CARGO_TARGET_DIR:-$repo/target}
+root=$target_dir/debian11-root
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+skip() {
+  echo "debian11-tests: $1" >&2
+  if [ "${CI:-}" = true ]; then exit 1; fi
+  echo "skipping the Debian 11 test (not in CI)"; exit 0
+}
+[ "$(id -u)" = 0 ] || skip "needs root (chroot)"
+command -v debootstrap >/dev/null || skip "needs debootstrap (apt-get install debootstrap)"
+
+if [ ! -x "$root/usr/bin/gcc" ]; then
+  echo "== debootstrap bullseye into $root (with gcc)"
+  rm -rf "$root"
+  mkdir -p "$root"
+  debootstrap --variant=minbase --include=gcc,libc6-dev bullseye "$root" "$mirror" \
+    >"$target_dir/debian11-debootstrap.log" 2>&1 ||
+    { tail -n 30 "$target_dir/debian11-debootstrap.log" >&2; echo "debootstrap failed" >&2; exit 1; }
+fi
+echo "== inside: $(chroot "$root" ldd --version | head -n 1); $(chroot "$root" gcc --version | head -n 1)"
+
+echo "== the library, built on this machine"
+cargo build --quiet --release -p utf8validate --lib
+cargo test --quiet --release -p utf8validate-core --test force_backend -- --ignored --exact \
+  --nocapture list_backends 2>/dev/null | sed -n 's/^backend: //p' >"$target_dir/debian11-backends"
+mapfile -t backends <"$target_dir/debian11-backends"
+[ ${#backends[@]} -gt 0 ] || { echo "no back end listed" >&2; exit 1; }
+
+work=$root/utf8validate
+rm -rf "$work"
+mkdir -p "$work/lib"
+cp -a "$target_dir/release/libutf8validate.so" "$target_dir/release/libutf8validate.so.0" \
+  "$target_dir/release/libutf8validate.a" "$work/lib/"
+cp -a include c-tests "$work/"
+version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+
+# Runs a shell command inside the Debian 11 root, in /utf8validate.
+inside() { chroot "$root" /bin/sh -c "cd /utf8validate && $1"; }
+
+suite="c-tests/test_main.c c-tests/check.c c-tests/test_state_machine.c c-tests/test_examples.c \
+  c-tests/test_never_used.c c-tests/test_chunks.c"
+flags="-std=c99 -Wall -Wextra -pedantic -Werror -O2 -Iinclude -Ic-tests"
+echo "== compiling with Debian 11's gcc: the suite and guard pages, shared and static"
+inside "gcc $flags $suite -Llib -lutf8validate -o suite-shared"
+inside "gcc $flags $suite lib/libutf8validate.a -o suite-static"
+inside "gcc $flags c-tests/guard_pages.c c-tests/check.c -Llib -lutf8validate -o guard-shared"
+inside "gcc $flags c-tests/guard_pages.c c-tests/check.c lib/libutf8validate.a -o guard-static"
+
+run() { # run NAME COMMAND: the program's last line must be "N passed, 0 failed"
+  local name=$1 last
+  last=$(inside "$2" | tail -n 1) || { echo "$name: failed: $last" >&2; exit 1; }
+  [[ $last =~ ^[1-9][0-9]*\ passed,\ 0\ failed$ ]] || { echo "$name: $last" >&2; exit 1; }
+  echo "$name: $last"
+}
+for forced in "" "${backends[@]}"; do
+  env="UTF8VALIDATE_BACKEND=$forced LD_LIBRARY_PATH=/utf8validate/lib"
+  for link in shared static; do
+    run "suite ($link, ${forced:-default})" "$env ./suite-$link --expect-version $version"
+    run "guard pages ($link, ${forced:-default})" "$env ./guard-$link"
+  done
+done
+inside "LD_LIBRARY_PATH=/utf8validate/lib ldd ./suite-shared" | grep -q '/utf8validate/lib/libutf8validate.so.0' ||
+  { echo "suite-shared does not load /utf8validate/lib/libutf8validate.so.0" >&2; exit 1; }
+echo "debian11-tests: ok"

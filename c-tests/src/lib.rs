@@ -1,0 +1,129 @@
+//! The C library as the tests in `tests/` (and the benchmarks) reach it: built by
+//! `cargo build` and found in the build tree, linked by C programs or loaded into
+//! the test process ([`c_api`]); and the checks for the tools the tests drive.
+//! Nothing here checks behaviour.
+
+pub mod c_api;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// The repository's top: the C library's package.
+pub fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("c-tests/ is inside the repository")
+        .to_path_buf()
+}
+
+/// The C library's version, from the `[package]` table of the top-level
+/// `Cargo.toml` (this test package has a version of its own).
+pub fn library_version() -> String {
+    let manifest = std::fs::read_to_string(repository().join("Cargo.toml")).expect("Cargo.toml");
+    let package = manifest
+        .split("\n[")
+        .find(|table| table.starts_with("[package]") || table.starts_with("package]"))
+        .expect("Cargo.toml has a [package] table");
+    package
+        .lines()
+        .find_map(|l| l.strip_prefix("version = \"")?.strip_suffix('"'))
+        .expect("[package] has a version")
+        .to_string()
+}
+
+/// `target/<profile>/`, after `cargo build -p utf8validate` for this test's profile
+/// (`--release` when the tests are optimised): the C library exactly as `cargo build`
+/// makes it (`libutf8validate.a`, `.so` and its soname link), with `panic = "abort"`
+/// and without the standard library. (`cargo test` never builds that library: it
+/// would build it with unwinding, for a test harness.) Built once per test process;
+/// cargo does nothing when it is up to date.
+pub fn library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test knows its own path");
+        // target/<profile>/deps/<test>: cargo builds into the same target directory.
+        let dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("the test executable is in target/<profile>/deps")
+            .to_path_buf();
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut build = Command::new(cargo);
+        build
+            .args(["build", "--quiet", "--lib", "--package", "utf8validate"])
+            .arg("--manifest-path")
+            .arg(repository().join("Cargo.toml"));
+        if !cfg!(debug_assertions) {
+            build.arg("--release");
+        }
+        let status = build.status().expect("cargo runs");
+        assert!(status.success(), "cargo build of the C library failed");
+        for name in ["libutf8validate.a", "libutf8validate.so"] {
+            assert!(
+                dir.join(name).is_file(),
+                "{name} is not in {} after cargo build",
+                dir.display()
+            );
+        }
+        dir
+    })
+}
+
+/// The built artifact `name` (`libutf8validate.a` or `.so`) in [`library_dir`].
+pub fn artifact(name: &str) -> PathBuf {
+    library_dir().join(name)
+}
+
+/// The `DT_SONAME` of a shared library, from `readelf -d` (binutils, which the C
+/// compilers need anyway); `None` when it has none or readelf is missing.
+pub fn soname(library: &Path) -> Option<String> {
+    let out = Command::new("readelf")
+        .arg("-d")
+        .arg(library)
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.contains("(SONAME)"))?;
+    Some(line.split_once('[')?.1.split_once(']')?.0.to_string())
+}
+
+/// Makes `dir` hold the built `libutf8validate.so` (symlinked) under its file name
+/// and under its soname, the names a program linked with `-lutf8validate` looks for
+/// at link time and at run time.
+pub fn link_shared_library_into(dir: &Path) {
+    let built = artifact("libutf8validate.so");
+    std::fs::create_dir_all(dir).expect("create the library dir");
+    let mut names = vec!["libutf8validate.so".to_string()];
+    names.extend(soname(&built));
+    for name in names {
+        let link = dir.join(&name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&built, &link)
+            .unwrap_or_else(|e| panic!("cannot link {} to the .so: {e}", link.display()));
+    }
+}
+
+/// A scratch directory for this test's outputs, under `target/<profile>/c-tests/`.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = library_dir().join("c-tests").join(name);
+    std::fs::create_dir_all(&dir).expect("create the scratch directory");
+    dir
+}
+
+/// Whether `tool` runs (`tool --version` succeeds); when it does not, panics under
+/// `CI=true` (CI installs every tool) and otherwise prints why the test is skipped.
+pub fn have(tool: &str) -> bool {
+    let runs = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !runs {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{tool} is missing, and CI=true requires it"
+        );
+        eprintln!("skipping: {tool} is not installed");
+    }
+    runs
+}

@@ -1,0 +1,283 @@
+//! `examples/entry_check.c`, compiled with the `cc` crate against the static library
+//! cargo built for this test run (`libutf8validate.a`, next to this test's
+//! executable) with `-std=c99 -Wall -Wextra -pedantic -Werror`, and run on requests
+//! whose exact standard output, standard error, replies and exit status are written
+//! out below by hand: from standard input, and from loopback TCP connections
+//! (`--port 0`). It is built with its default read size and with 3- and 1-byte reads,
+//! so that multi-byte characters and ill-formed sequences are split between reads
+//! and the C stream API carries them over.
+#![cfg(all(target_os = "linux", target_env = "gnu"))]
+
+use utf8validate_c_tests as support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{Shutdown, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::Duration;
+
+const WARNINGS: &[&str] = &["-Wall", "-Wextra", "-pedantic", "-Werror"];
+
+/// Compiles the C source `source` into `target/<profile>/examples-c/<name>` with the
+/// compiler the cc crate picks, linked to the static library.
+fn build(name: &str, source: &Path, defines: &[&str]) -> PathBuf {
+    let root = support::repository();
+    let out_dir = support::scratch("examples-c");
+    let exe = out_dir.join(name);
+    let target = format!(
+        "{}-unknown-{}-gnu",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    );
+    let mut build = cc::Build::new();
+    build
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
+        .target(&target)
+        .host(&target)
+        .opt_level(1)
+        .std("c99")
+        .include(root.join("include"));
+    for flag in WARNINGS {
+        build.flag(flag);
+    }
+    let compiler = build
+        .try_get_compiler()
+        .unwrap_or_else(|e| panic!("the cc crate found no C compiler: {e}"));
+    let mut cmd = compiler.to_command();
+    for define in defines {
+        cmd.arg(format!("-D{define}"));
+    }
+    cmd.arg(source)
+        .arg("-o")
+        .arg(&exe)
+        .arg(support::artifact("libutf8validate.a"));
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    assert!(
+        output.status.success(),
+        "compiling {name} failed:\n{cmd:?}\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    exe
+}
+
+/// The example built with `-DREAD_BLOCK=n` (or its default), once per test run:
+/// the tests run in parallel, and relinking an executable another test is running
+/// would fail.
+fn entry_check(read_block: Option<usize>) -> PathBuf {
+    static BUILT: Mutex<Vec<(Option<usize>, PathBuf)>> = Mutex::new(Vec::new());
+    let mut built = BUILT
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, exe)) = built.iter().find(|(n, _)| *n == read_block) {
+        return exe.clone();
+    }
+    let source = support::repository().join("examples/entry_check.c");
+    let exe = match read_block {
+        None => build("entry_check", &source, &[]),
+        Some(n) => build(
+            &format!("entry_check_read{n}"),
+            &source,
+            &[&format!("READ_BLOCK={n}")],
+        ),
+    };
+    built.push((read_block, exe.clone()));
+    exe
+}
+
+/// Runs `exe` with `input` on stdin; returns (status code, stdout, stderr).
+fn run(exe: &Path, input: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(exe)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let mut stdin = child.stdin.take().expect("stdin is piped");
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("the example runs");
+    writer
+        .join()
+        .expect("the writer thread does not panic")
+        .expect("stdin accepts the input");
+    let stderr = String::from_utf8(output.stderr).expect("the log is valid UTF-8");
+    (
+        output.status.code().expect("the example exits normally"),
+        output.stdout,
+        stderr,
+    )
+}
+
+/// Requests of every kind, one per line; the last one has no newline.
+const REQUESTS: &[u8] = b"GET /index.html\n\
+naive caf\xC3\xA9 \xE2\x9C\x93 \xF0\x9F\x98\x80\n\
+abc \xED\xA0\x80 def\n\
+\x80 lone continuation\n\
+x\xC3A missing\n\
+C:\\dir\\file \xC0\xAF\n\
+big \xF4\x90\x80\x80\n\
+\xFF\xFE\n\
+path\\to\\file\n\
+\n\
+nul\x00inside \xE0\x80\xAF\n\
+end \xE2\x82";
+
+const STDOUT: &[u8] = b"GET /index.html\n\
+naive caf\xC3\xA9 \xE2\x9C\x93 \xF0\x9F\x98\x80\n\
+path\\to\\file\n\
+\n";
+
+const STDERR: &str = r"rejected request 3: invalid UTF-8 at byte 4 (surrogate): abc \xED\xA0\x80 def
+rejected request 4: invalid UTF-8 at byte 0 (unexpected_continuation): \x80 lone continuation
+rejected request 5: invalid UTF-8 at byte 1 (missing_continuation): x\xC3A missing
+rejected request 6: invalid UTF-8 at byte 12 (overlong): C:\\dir\\file \xC0\xAF
+rejected request 7: invalid UTF-8 at byte 4 (too_large): big \xF4\x90\x80\x80
+rejected request 8: invalid UTF-8 at byte 0 (invalid_byte): \xFF\xFE
+rejected request 11: invalid UTF-8 at byte 11 (overlong): nul\x00inside \xE0\x80\xAF
+rejected request 12: invalid UTF-8 at byte 4 (truncated): end \xE2\x82
+";
+
+#[test]
+fn entry_check_passes_valid_requests_and_logs_invalid_ones() {
+    for read_block in [None, Some(3), Some(1)] {
+        let exe = entry_check(read_block);
+        let (status, stdout, stderr) = run(&exe, REQUESTS);
+        assert_eq!(
+            String::from_utf8_lossy(&stdout),
+            String::from_utf8_lossy(STDOUT),
+            "stdout, read block {read_block:?}"
+        );
+        assert_eq!(stdout, STDOUT, "stdout bytes, read block {read_block:?}");
+        assert_eq!(stderr, STDERR, "stderr, read block {read_block:?}");
+        assert_eq!(status, 1, "some requests were rejected");
+    }
+}
+
+#[test]
+fn entry_check_accepts_all_valid_input_and_bounds_the_log() {
+    let exe = entry_check(None);
+    let (status, stdout, stderr) = run(&exe, "один\n二\n".as_bytes());
+    assert_eq!(
+        (status, stdout.as_slice(), stderr.as_str()),
+        (0, "один\n二\n".as_bytes(), "")
+    );
+
+    // A long invalid request: the escaped text is cut at a whole escape, then "...".
+    let mut long = b"\xFF".repeat(100);
+    long.push(b'\n');
+    let (status, stdout, stderr) = run(&exe, &long);
+    let shown = r"\xFF".repeat(50); // 200 bytes: LOG_TEXT_MAX
+    assert_eq!(status, 1);
+    assert!(stdout.is_empty());
+    assert_eq!(
+        stderr,
+        format!("rejected request 1: invalid UTF-8 at byte 0 (invalid_byte): {shown}...\n")
+    );
+
+    // A request longer than the example's limit (valid, but too long).
+    let mut huge = b"a".repeat(70_000);
+    huge.push(b'\n');
+    huge.extend_from_slice(b"ok\n");
+    let (status, stdout, stderr) = run(&exe, &huge);
+    assert_eq!(status, 1);
+    assert_eq!(stdout, b"ok\n");
+    assert_eq!(stderr, "rejected request 1: longer than 65536 bytes\n");
+}
+
+/// `--port`: requests over loopback TCP, one connection after the other, each
+/// request answered on its connection; request numbers run on across connections.
+#[test]
+fn entry_check_serves_loopback_connections() {
+    let exe = entry_check(Some(3));
+    let mut child = Command::new(&exe)
+        .args(["--port", "0", "--max-connections", "2"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let mut log = BufReader::new(child.stderr.take().expect("stderr is piped"));
+    let mut first = String::new();
+    log.read_line(&mut first).expect("the example logs");
+    let port: u16 = first
+        .strip_prefix("listening on 127.0.0.1:")
+        .and_then(|p| p.trim_end().parse().ok())
+        .unwrap_or_else(|| panic!("unexpected first log line {first:?}"));
+
+    let exchange = |requests: &[u8]| -> String {
+        let mut conn = TcpStream::connect(("127.0.0.1", port)).expect("the example listens");
+        conn.set_read_timeout(Some(Duration::from_secs(60)))
+            .expect("a timeout can be set");
+        conn.write_all(requests).expect("the example reads");
+        conn.shutdown(Shutdown::Write).expect("half-close");
+        let mut replies = String::new();
+        conn.read_to_string(&mut replies)
+            .expect("the example answers");
+        replies
+    };
+    assert_eq!(
+        exchange(b"hello\nabc \xED\xA0\x80 def\ncaf\xC3\xA9\n"),
+        "ok\nrejected\nok\n"
+    );
+    assert_eq!(exchange(b"\xC0\xAF\nlast \xE2\x82"), "rejected\nrejected\n");
+
+    let status = child.wait().expect("the example exits after 2 connections");
+    let mut rest = String::new();
+    log.read_to_string(&mut rest)
+        .expect("the log is valid UTF-8");
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout is piped")
+        .read_to_end(&mut stdout)
+        .expect("stdout is readable");
+    assert_eq!(
+        rest,
+        r"rejected request 2: invalid UTF-8 at byte 4 (surrogate): abc \xED\xA0\x80 def
+rejected request 4: invalid UTF-8 at byte 0 (overlong): \xC0\xAF
+rejected request 5: invalid UTF-8 at byte 5 (truncated): last \xE2\x82
+"
+    );
+    assert_eq!(stdout, "hello\ncafé\n".as_bytes());
+    assert_eq!(status.code(), Some(1));
+}
+
+/// `utf8_stream` and `utf8_error` have the same size in C as in Rust, and the
+/// all-zero struct is what `utf8_stream_init` makes.
+#[test]
+fn c_sees_the_rust_layout() {
+    let dir = support::scratch("examples-c");
+    let source = dir.join("layout.c");
+    std::fs::write(
+        &source,
+        "#include <stdio.h>\n#include <string.h>\n#include \"utf8validate.h\"\n\
+         int main(void) {\n\
+           utf8_stream s, zero;\n\
+           memset(&s, 0xA5, sizeof s);\n\
+           memset(&zero, 0, sizeof zero);\n\
+           utf8_stream_init(&s);\n\
+           printf(\"%lu %lu %d\\n\", (unsigned long)sizeof(utf8_stream),\n\
+                  (unsigned long)sizeof(utf8_error), memcmp(&s, &zero, sizeof s) == 0);\n\
+           return 0;\n\
+         }\n",
+    )
+    .expect("the layout probe can be written");
+    let exe = build("layout", &source, &[]);
+    let (status, stdout, stderr) = run(&exe, b"");
+    assert_eq!((status, stderr.as_str()), (0, ""));
+    assert_eq!(
+        String::from_utf8(stdout).expect("digits"),
+        format!(
+            "{} {} 1\n",
+            std::mem::size_of::<utf8validate_core::Stream>(),
+            std::mem::size_of::<utf8validate_core::Utf8Error>()
+        )
+    );
+}

@@ -1,0 +1,526 @@
+//! The one place where the validation entry points meet a back end.
+//!
+//! Every public validation function, in Rust and in C, comes through here. A back
+//! end has two entry points with the C calling convention and the arguments of the
+//! C functions: its verdict ([`ValidateFn`]) and the offset of the first error
+//! ([`FirstErrorFn`], `len` when valid); a third checks pieces of chunked input. The C functions `utf8_validate` and
+//! `utf8_first_error` end in a jump to them (a tail call), with no saved register
+//! and no conversion of the answer (callgrind, AVX2: 87 → 85 instructions per call
+//! on 64 bytes of mixed text for `utf8_validate`). Around them, written once for
+//! every back end:
+//!
+//! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
+//!   inline, with no indirect call; other short inputs go to the back end, which
+//!   checks them in one zero-padded masked load (AVX-512) or with the scalar machine;
+//! - [`first_error`] is the same check as [`validate`] up to the first error, whose
+//!   exact offset the back end finds by running the scalar machine from the last
+//!   character boundary before it, so on valid input it costs what [`validate`]
+//!   costs;
+//! - [`validate_chunk`] checks a piece of up to one block in one call to the back
+//!   end's third entry point ([`ValidatePieceFn`]), which starts from the carried
+//!   state (its lead byte taken as the byte before the piece), up to the piece's last
+//!   sequence; a longer piece has the carried sequence finished by the scalar machine
+//!   (at most 3 bytes) and the rest checked like a whole input. Either way the last
+//!   sequence (at most 4 bytes) decides the final state, found from its lead byte.
+//!
+//! # Choosing the back end
+//!
+//! The best back end this CPU supports is found on the first call and cached in
+//! [`CURRENT`], a pointer to its [`Implementation`] that starts out pointing at
+//! [`DETECT`], whose functions detect it (the scheme of the `memchr` crate, with a
+//! table instead of one function). Every later call costs one relaxed atomic load
+//! and one indirect call (or jump) through the table. Threads racing through the
+//! first call all detect the same answer and store the same pointer, so there is
+//! nothing to synchronise: any value a thread loads points at a back end this CPU
+//! runs, or at [`DETECT`].
+//!
+//! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64 and 32-bit x86), NEON (aarch64), the
+//! scalar machine.
+//!
+//! # Forcing a back end (a testing aid)
+//!
+//! So that the C suite and the guard-page program can run on every back end, the
+//! environment variable [`FORCE_VAR`] (`UTF8VALIDATE_BACKEND`) may name one: `scalar`,
+//! `ssse3`, `avx2`, `avx512` or `neon`, as simdutf's `SIMDUTF_FORCE_IMPLEMENTATION`
+//! does. It is read only with the cargo feature `backend-env`, which the C library
+//! turns on and Rust users leave off. When it names a back end this CPU supports,
+//! [`detect`] picks that one instead of the best; when it is unset, empty, unknown or
+//! names a back end this CPU cannot run, the choice is the usual one. It is read
+//! once, on the first call (the first call of a process, or each of the threads
+//! racing through it, which all read the same environment), never again: setting it
+//! later changes nothing. It is not meant for production use. It is read with the C
+//! library's `getenv`, which allocates nothing.
+
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::hint::cold_path;
+use crate::scalar;
+use crate::sequence::trailing_sequence;
+#[cfg(simd_back_end)]
+use crate::simd;
+use crate::state_machine::{self, State};
+
+/// A back end's first error: the offset of the first byte of the first ill-formed
+/// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
+/// the C calling convention so that the C entry point can jump to it (see the
+/// module docs).
+///
+/// Calling one is `unsafe`, as for [`ValidateFn`].
+type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
+
+/// A back end's verdict alone: true iff the `len` bytes at `ptr` are well-formed,
+/// with the C calling convention so that the C entry point can jump to it (see the
+/// module docs).
+///
+/// Calling one is `unsafe`: the CPU must support the back end's instruction set,
+/// and `ptr` must be non-NULL with `len` readable bytes (a dangling, well-aligned
+/// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
+type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
+
+/// A back end's verdict on a piece of a chunked input: true iff `state` (not
+/// ERROR) followed by the `len` bytes at `ptr` (at most [`SHORT`]) returns the
+/// draft's machine to START with nothing ill-formed. Calling one is `unsafe`, as
+/// for [`ValidateFn`].
+type ValidatePieceFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> bool;
+
+/// Inputs up to this long are first tried as all-ASCII, inline: one block of the
+/// SIMD back ends (64 bytes). Also the longest piece of chunked input that a back
+/// end's `validate_piece` takes.
+const SHORT: usize = 64;
+
+#[cfg(simd_back_end)]
+const _: () = assert!(SHORT == simd::BLOCK);
+
+/// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the inline test
+/// that answers short ASCII input without calling a back end. On x86, from 16 bytes
+/// on, with overlapping SSE2 loads (`simd::x86::is_short_ascii_sse2`).
+#[inline(always)]
+fn short_ascii(bytes: &[u8]) -> bool {
+    if bytes.len() > SHORT {
+        return false;
+    }
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    return simd::x86::is_short_ascii_sse2(bytes);
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )))]
+    bytes.is_ascii()
+}
+
+/// One back end: its name for tests and reports, whether this CPU can run it, its
+/// first error and its verdict.
+struct Implementation {
+    name: &'static str,
+    available: fn() -> bool,
+    first_error: FirstErrorFn,
+    validate: ValidateFn,
+    validate_piece: ValidatePieceFn,
+}
+
+fn always() -> bool {
+    true
+}
+
+/// Every back end compiled for this target, best first; the last one always runs.
+static IMPLEMENTATIONS: &[Implementation] = &[
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Implementation {
+        name: "avx512",
+        available: simd::x86::avx512::available,
+        first_error: simd::x86::avx512::first_error,
+        validate: simd::x86::avx512::validate,
+        validate_piece: simd::x86::avx512::validate_piece,
+    },
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Implementation {
+        name: "avx2",
+        available: simd::x86::avx2::available,
+        first_error: simd::x86::avx2::first_error,
+        validate: simd::x86::avx2::validate,
+        validate_piece: simd::x86::avx2::validate_piece,
+    },
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Implementation {
+        name: "ssse3",
+        available: simd::x86::ssse3::available,
+        first_error: simd::x86::ssse3::first_error,
+        validate: simd::x86::ssse3::validate,
+        validate_piece: simd::x86::ssse3::validate_piece,
+    },
+    #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
+    Implementation {
+        name: "neon",
+        available: simd::aarch64::neon::available,
+        first_error: simd::aarch64::neon::first_error,
+        validate: simd::aarch64::neon::validate,
+        validate_piece: simd::aarch64::neon::validate_piece,
+    },
+    SCALAR,
+];
+
+/// The draft's state machine, which runs everywhere: the last resort.
+const SCALAR: Implementation = Implementation {
+    name: "scalar",
+    available: always,
+    first_error: scalar::scalar_first_error,
+    validate: scalar::scalar_validate,
+    validate_piece: scalar::scalar_validate_piece,
+};
+
+/// The environment variable that forces a back end, for tests; see the module docs.
+#[cfg_attr(not(feature = "backend-env"), allow(dead_code))]
+const FORCE_VAR: &core::ffi::CStr = c"UTF8VALIDATE_BACKEND";
+
+/// The best back end this CPU supports.
+fn best() -> &'static Implementation {
+    IMPLEMENTATIONS
+        .iter()
+        .find(|imp| (imp.available)())
+        .unwrap_or(&SCALAR)
+}
+
+/// The back end [`FORCE_VAR`] names, if it names one this CPU supports.
+///
+/// A testing aid, read by [`detect`] once per process: see the module docs.
+#[cfg(feature = "backend-env")]
+fn forced() -> Option<&'static Implementation> {
+    extern "C" {
+        /// C's `getenv` (C11 7.22.4.6): the variable's value, or NULL when unset.
+        fn getenv(name: *const core::ffi::c_char) -> *const core::ffi::c_char;
+    }
+    // SAFETY: `FORCE_VAR` is NUL-terminated. `getenv` returns NULL or a NUL-terminated
+    // string, read here before this function returns (only a concurrent `setenv`,
+    // which C forbids alongside `getenv`, could change it meanwhile).
+    let name = unsafe {
+        let value = getenv(FORCE_VAR.as_ptr());
+        if value.is_null() {
+            return None;
+        }
+        core::ffi::CStr::from_ptr(value).to_bytes()
+    };
+    IMPLEMENTATIONS
+        .iter()
+        .find(|imp| name == imp.name.as_bytes() && (imp.available)())
+}
+
+/// Without the feature `backend-env`, the environment never forces a back end.
+#[cfg(not(feature = "backend-env"))]
+fn forced() -> Option<&'static Implementation> {
+    None
+}
+
+/// Stands in [`CURRENT`] until the first call, whose functions choose the back
+/// end, store it there and run it. Its `available` is never asked.
+static DETECT: Implementation = Implementation {
+    name: "undetected",
+    available: always,
+    first_error: detect_first_error,
+    validate: detect_validate,
+    validate_piece: detect_validate_piece,
+};
+
+/// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
+/// ever points at [`DETECT`] or at an entry of [`IMPLEMENTATIONS`] that this CPU
+/// supports.
+///
+/// Read only by functions that other crates cannot inline (the public functions
+/// of `lib.rs` are not `#[inline]`), so that it is local to this crate's object
+/// code: the C entry points then read it directly, not through the global offset
+/// table, which an inlinable reader would make it need (an `R_X86_64_GOTPCREL`
+/// relocation in the `.a` that no linker can turn back into a direct access: one
+/// more dependent load before every jump to a back end).
+static CURRENT: AtomicPtr<Implementation> =
+    AtomicPtr::new(&DETECT as *const Implementation as *mut Implementation);
+
+/// Chooses the back end (the best one, or the one `UTF8VALIDATE_BACKEND` forces for
+/// tests: see the module docs) and caches it in [`CURRENT`]. The variable is read
+/// here, that is once, on the first call.
+#[cold]
+fn detect() -> &'static Implementation {
+    let chosen = forced().unwrap_or_else(best);
+    CURRENT.store(
+        chosen as *const Implementation as *mut Implementation,
+        Ordering::Relaxed,
+    );
+    chosen
+}
+
+/// [`DETECT`]'s first error: detects, then runs the chosen back end's.
+///
+/// # Safety
+/// None beyond [`FirstErrorFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: `forced` and `best` return only back ends whose `available` said
+    // yes; `ptr` and `len` are forwarded unchanged.
+    unsafe { (detect().first_error)(ptr, len) }
+}
+
+/// [`DETECT`]'s verdict: detects, then runs the chosen back end's verdict.
+///
+/// # Safety
+/// None beyond [`ValidateFn`]'s: it only calls a verdict that this CPU supports.
+unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().validate)(ptr, len) }
+}
+
+/// [`DETECT`]'s verdict on a piece: detects, then runs the chosen back end's.
+///
+/// # Safety
+/// None beyond [`ValidatePieceFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_validate_piece(state: State, ptr: *const u8, len: usize) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().validate_piece)(state, ptr, len) }
+}
+
+/// The cached back end.
+#[inline(always)]
+fn current() -> &'static Implementation {
+    let ptr = CURRENT.load(Ordering::Relaxed);
+    // SAFETY: `CURRENT` only ever holds pointers made from `&'static` references
+    // (to `DETECT` and to entries of `IMPLEMENTATIONS`, both statics), never null.
+    unsafe { &*ptr }
+}
+
+/// True iff `bytes` is well-formed UTF-8.
+#[inline]
+pub(crate) fn validate(bytes: &[u8]) -> bool {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { validate_with(bytes, current) }
+}
+
+/// Offset of the first byte of the first ill-formed sequence, `None` when valid.
+#[inline]
+pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
+    error_at(first_error_offset(bytes), bytes)
+}
+
+/// A back end's first error (`bytes.len()` when valid) as `Option`.
+#[inline(always)]
+fn error_at(offset: usize, bytes: &[u8]) -> Option<usize> {
+    (offset < bytes.len()).then_some(offset)
+}
+
+/// Offset of the first byte of the first ill-formed sequence, `bytes.len()` when
+/// valid: the answer of the C function `utf8_first_error`.
+#[inline]
+pub(crate) fn first_error_offset(bytes: &[u8]) -> usize {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { first_error_with(bytes, current) }
+}
+
+/// The machine's state after `bytes`, starting from `state`.
+#[inline]
+pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { validate_chunk_with(state, bytes, current) }
+}
+
+/// [`validate`] with the back end that `backend()` returns (asked only when the
+/// input is not short ASCII).
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports.
+#[inline(always)]
+unsafe fn validate_with(bytes: &[u8], backend: impl FnOnce() -> &'static Implementation) -> bool {
+    if short_ascii(bytes) {
+        return true;
+    }
+    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
+    // `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (backend().validate)(bytes.as_ptr(), bytes.len()) }
+}
+
+/// [`first_error_offset`] with the back end that `backend()` returns (asked only
+/// when the input is not short ASCII).
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports.
+#[inline(always)]
+unsafe fn first_error_with(
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> usize {
+    if short_ascii(bytes) {
+        return bytes.len();
+    }
+    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
+    // `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
+}
+
+/// Pieces from this long up to one block are checked in one call from their
+/// carried state (a back end's `validate_piece`): at least as long as the rest of
+/// any carried sequence. `tests/backends.rs` fails with 2.
+const PIECE_FROM: usize = 3;
+
+/// [`validate_chunk`] with the back end that `backend()` returns.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports.
+#[inline(always)]
+unsafe fn validate_chunk_with(
+    state: State,
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> State {
+    if state == State::Error {
+        return State::Error;
+    }
+    if (PIECE_FROM..=SHORT).contains(&bytes.len()) {
+        // SAFETY: the caller guarantees the back end; `state` is not ERROR and
+        // the length is in range.
+        return unsafe { validate_piece_with(state, bytes, backend) };
+    }
+    let rest = match state {
+        State::Start => bytes,
+        _ => {
+            // Finish the carried sequence: at most 3 bytes.
+            let (carried, rest) = bytes.split_at(state.pending_continuations().min(bytes.len()));
+            match state_machine::run(state, carried) {
+                State::Start => rest,
+                // ERROR, or the input ended inside the carried sequence.
+                other => return other,
+            }
+        }
+    };
+    // `rest` starts on a character boundary.
+    let Some((whole, last)) = split_last_sequence(rest) else {
+        return State::Error;
+    };
+    // SAFETY: the caller guarantees the check runs on this CPU.
+    if !unsafe { validate_with(whole, backend) } {
+        return State::Error;
+    }
+    last
+}
+
+/// [`validate_chunk`] for a piece of [`PIECE_FROM`] bytes up to one block, from a
+/// state other than ERROR: the piece up to its last sequence (which may stop short
+/// and decides the final state) is checked from the carried state in one call to
+/// the back end, which takes the state's lead byte as the byte before the piece.
+/// No table lookup of the scalar machine stands between the state a piece answers
+/// and the next piece's check, so that consecutive pieces are checked in
+/// parallel.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR
+/// and `bytes.len()` is in `PIECE_FROM..=BLOCK`.
+#[inline(always)]
+unsafe fn validate_piece_with(
+    state: State,
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> State {
+    // A piece of at least 3 bytes holds the rest of the carried sequence (at
+    // most 3 continuation bytes, never a lead byte), so the last sequence,
+    // found from its lead byte, starts after it.
+    let Some((whole, last)) = split_last_sequence(bytes) else {
+        return State::Error;
+    };
+    if short_ascii(whole) && state == State::Start {
+        return last;
+    }
+    // SAFETY: the caller guarantees the check runs on this CPU; `whole` is
+    // at most one block long; `state` is not ERROR.
+    if !unsafe { (backend().validate_piece)(state, whole.as_ptr(), whole.len()) } {
+        // A branch, not a select: the next piece's check starts from the
+        // state this answers, and must not wait for this piece's check.
+        cold_path();
+        return State::Error;
+    }
+    last
+}
+
+/// A piece of a chunked input up to its last sequence, which must be complete,
+/// well-formed UTF-8 for the piece to be; and the state the last sequence (at most 4
+/// bytes, which may stop short) leaves, from START: the final state. `None` when
+/// that sequence is ill-formed. See [`trailing_sequence`].
+#[inline(always)]
+fn split_last_sequence(bytes: &[u8]) -> Option<(&[u8], State)> {
+    match trailing_sequence(bytes) {
+        (_, State::Error) => None,
+        (split, last) => Some((bytes.get(..split).unwrap_or(bytes), last)),
+    }
+}
+
+/// Every back end this CPU supports, one by one, for tests and benchmarks. Not part
+/// of the API: users always get the best one through the crate's functions.
+pub mod backends {
+    use super::{Implementation, IMPLEMENTATIONS};
+    use crate::state_machine::State;
+
+    /// A back end that this CPU supports, with the crate's three entry points run
+    /// through it (short-input path included, exactly as the crate runs them).
+    #[derive(Clone, Copy)]
+    pub struct Backend {
+        /// Only constructed (in [`available`]) for back ends this CPU supports.
+        imp: &'static Implementation,
+    }
+
+    impl core::fmt::Debug for Backend {
+        fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+            f.debug_struct("Backend")
+                .field("name", &self.name())
+                .finish()
+        }
+    }
+
+    impl Backend {
+        /// The back end's name: `avx512`, `avx2`, `ssse3`, `neon` or `scalar`.
+        pub fn name(&self) -> &'static str {
+            self.imp.name
+        }
+
+        /// [`crate::validate`] through this back end.
+        pub fn validate(&self, bytes: &[u8]) -> bool {
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            unsafe { super::validate_with(bytes, || self.imp) }
+        }
+
+        /// [`crate::first_error`] through this back end.
+        pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            super::error_at(
+                unsafe { super::first_error_with(bytes, || self.imp) },
+                bytes,
+            )
+        }
+
+        /// [`crate::validate_chunk`] through this back end.
+        pub fn validate_chunk(&self, state: State, bytes: &[u8]) -> State {
+            // SAFETY: `self.imp` runs on this CPU (see `available`).
+            unsafe { super::validate_chunk_with(state, bytes, || self.imp) }
+        }
+    }
+
+    /// Every back end this CPU supports, best first (the crate uses the first).
+    pub fn available() -> impl Iterator<Item = Backend> {
+        IMPLEMENTATIONS
+            .iter()
+            .filter(|imp| (imp.available)())
+            .map(|imp| Backend { imp })
+    }
+
+    /// The names of every back end compiled for this target, supported or not.
+    pub fn compiled() -> impl Iterator<Item = &'static str> {
+        IMPLEMENTATIONS.iter().map(|imp| imp.name)
+    }
+
+    /// The name of the back end the crate's functions use in this process: the one
+    /// cached on the first call (the best this CPU supports, unless
+    /// `UTF8VALIDATE_BACKEND` forced another; see the module docs). Chooses and caches
+    /// it, as the first call would, if no validation has run yet.
+    pub fn selected() -> &'static str {
+        let current = super::current();
+        if core::ptr::eq(current, &super::DETECT) {
+            super::detect().name
+        } else {
+            current.name
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! # utf8validate-core
+//!
+//! Fast, exact UTF-8 validation for Rust: the `no_std` crate behind the C library
+//! `libutf8validate` (`libutf8validate.so`, `libutf8validate.a`, `utf8validate.h`),
+//! with the same answers. It needs neither the standard library nor an allocator,
+//! and builds for targets without an operating system (where the scalar machine
+//! serves).
+//!
+//! "Valid" means well-formed UTF-8 as RFC 3629 §4 defines it (the `UTF8-octets`
+//! grammar), which is the same set as Unicode §3.9, Table 3-7 "Well-Formed UTF-8 Byte
+//! Sequences", and the same set Rust's [`core::str::from_utf8`] accepts. It rejects
+//! the obsolete 5- and 6-byte forms of RFC 2279 (lead bytes F8-FD) and the bytes
+//! FE-FF, overlong (non-shortest) forms (C0, C1, E0 80-9F, F0 80-8F), UTF-16
+//! surrogates (ED A0-BF), and values above U+10FFFF (F4 90-BF, F5-F7).
+//!
+//! The definition the library is built on is the state machine of Frank Yung-Fong
+//! Tang's draft "The Algorithm to Validate an UTF-8 String" (v0.4), in
+//! [`state_machine`]; every function here gives the same answer as that machine.
+//!
+//! ## Data flow
+//!
+//! bytes → `dispatch` (the back end chosen once per process: AVX-512, AVX2, SSSE3,
+//! NEON or the scalar machine) → on error, the exact offset from the draft's machine
+//! from the last character boundary → result ([`diagnostics`] for the detail). The C
+//! library's `extern "C"` functions are a thin layer over these (the `utf8validate`
+//! package at the top of the repository).
+//!
+//! ## Guarantees (Rust and C alike)
+//!
+//! - No allocation and no I/O. The only global state besides read-only tables is the
+//!   cached choice of back end (an atomic, written on the first call with the same
+//!   value by every thread).
+//! - No read outside the given slice (`[buf, buf + len)` in C).
+//! - Thread-safe: every function is pure and may be called from any number of
+//!   threads at once.
+//! - No panics on any input.
+
+#![no_std]
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+// No panicking constructs in the library (its unit tests may use them): nothing may
+// unwind towards C, and an abort is no answer for a server. Indexing is denied too;
+// the few table lookups whose index is in range by its type (a byte into 256
+// entries) say so where they are allowed. `.ci/panic-free.sh` checks the compiled
+// library: it calls no panic routine at all.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
+
+// Unit tests use std (assertions, formatting); the library itself never does.
+#[cfg(test)]
+extern crate std;
+
+// The modules, from the bottom up: the draft's machine; where sequences end; the
+// scalar back end and the SIMD back ends; the dispatch between them; and the Rust
+// API built on it (this file, `diagnostics`, `stream`, `escape`).
+mod hint;
+mod scalar;
+mod sequence;
+pub mod state_machine;
+// The vector back ends, on targets that have one (see build.rs).
+pub mod diagnostics;
+mod dispatch;
+pub mod escape;
+#[cfg(simd_back_end)]
+mod simd;
+pub mod stream;
+
+/// Every back end this CPU supports, for tests and benchmarks (not a stable API).
+#[doc(hidden)]
+pub use dispatch::backends;
+
+pub use diagnostics::{check, ErrorKind, Utf8Error};
+pub use escape::{escape_into, replace_into, Rendered};
+pub use state_machine::{byte_class, next_state, ByteClass, State};
+pub use stream::Stream;
+
+/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7).
+///
+/// The empty slice is valid. Equivalent to `core::str::from_utf8(bytes).is_ok()`.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert!(utf8validate_core::validate("naïve €".as_bytes()));
+/// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
+/// ```
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+pub fn validate(bytes: &[u8]) -> bool {
+    dispatch::validate(bytes)
+}
+
+/// The byte offset of the first byte of the first ill-formed sequence in `bytes`, or
+/// `None` when `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9).
+///
+/// The offset is counted in bytes from the start of `bytes`. It equals Rust's
+/// [`core::str::Utf8Error::valid_up_to`] and Python's `UnicodeDecodeError.start`:
+/// `bytes[..offset]` is the longest valid prefix that ends on a character boundary.
+/// A sequence cut short by the end of `bytes` (for example a lone `E2 82`) reports the
+/// offset of its lead byte. Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert_eq!(utf8validate_core::first_error(b"abc"), None);
+/// assert_eq!(utf8validate_core::first_error(b"ab\xED\xA0\x80"), Some(2)); // surrogate
+/// assert_eq!(utf8validate_core::first_error(b"ab\xE2\x82"), Some(2));     // truncated
+/// ```
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+pub fn first_error(bytes: &[u8]) -> Option<usize> {
+    dispatch::first_error(bytes)
+}
+
+/// The length of the longest prefix of `bytes` that is well-formed UTF-8 (RFC 3629
+/// §4; Unicode §3.9): the offset of the first byte of the first ill-formed sequence,
+/// or `bytes.len()` when `bytes` is well-formed.
+///
+/// The same number as [`first_error`] without the `Option`, and as Rust's
+/// [`core::str::Utf8Error::valid_up_to`]; the C function `utf8_first_error` returns it.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert_eq!(utf8validate_core::valid_up_to(b"abc"), 3);
+/// assert_eq!(utf8validate_core::valid_up_to(b"ab\xC0\xAF"), 2); // overlong '/'
+/// ```
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+pub fn valid_up_to(bytes: &[u8]) -> usize {
+    dispatch::first_error_offset(bytes)
+}
+
+/// Runs the draft's state machine over `bytes`, starting from `state`, and returns
+/// the state it ends in: the streaming form of [`validate`].
+///
+/// Feeding the pieces of a buffer in order, starting from [`State::Start`], ends in
+/// `State::Start` iff the whole buffer is valid, however it was split. A final state
+/// other than `Start` and `Error` means the data ended inside a sequence;
+/// [`State::Error`] is absorbing (once there, every later call returns it).
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// use utf8validate_core::{validate_chunk, State};
+/// let s = validate_chunk(State::Start, b"caf\xC3");  // 'é' split in two
+/// assert_eq!(s, State::A);
+/// assert_eq!(validate_chunk(s, b"\xA9!"), State::Start);
+/// ```
+// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
+    dispatch::validate_chunk(state, bytes)
+}
+
+/// The library's version, `MAJOR.MINOR.PATCH`, as in `Cargo.toml`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,221 @@
+//! Inputs longer than one block: their leading ASCII skipped, then plain vectors
+//! up to [`MEDIUM`] bytes, or the tiered loop ([`check_tiered`]).
+
+use super::answer::Answer;
+use super::ascii::{is_ascii, skip_ascii};
+use super::rules::{errors, Constants, FULL};
+use super::short::check_vectors;
+use super::tiers::{block_errors, check_stretch, Stretch};
+use super::{Vector, BLOCK};
+use crate::scalar::first_error_from_boundary;
+use crate::sequence::ends_inside_sequence;
+
+/// Inputs up to this long whose first block is not all ASCII are checked with
+/// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_tiered`],
+/// whose set-up (saved registers, constants, the tier of each group) costs more
+/// than it saves on so few blocks. Measured with AVX2 on 80-256-byte slices of
+/// Wikipedia text, against the tiered loop alone: Russian, Chinese and Thai 2-24%
+/// faster, English 4-14% (but 6% slower at 80 bytes), random mixed text 20-25%;
+/// German 9-13% slower at 200-256 bytes (mostly ASCII with scattered accents: the
+/// tiered loop skips its ASCII blocks). 8 or 16 blocks lose up to 20% at 512-1000
+/// bytes of German and Russian text, which the tiers check more cheaply.
+const MEDIUM: usize = 4 * BLOCK;
+
+/// Inputs at least this long are read in 64-byte aligned blocks after the first.
+const ALIGN_FROM: usize = 16 * BLOCK;
+
+/// [`super::check`] for inputs longer than one block: their leading ASCII is skipped
+/// ([`leading_ascii`]); then an input of at most [`MEDIUM`] bytes whose first
+/// block is not all ASCII is checked with plain vectors, and anything else with
+/// the tiered loop, `tiered` (the back end's [`check_tiered`] with the answer
+/// `A`), which on an error in the plain vectors also finds the failing block.
+/// Each back end compiles it into a function of its own per answer that
+/// [`super::check`] reaches by a jump (`long`); as every path ends in an answer
+/// or a jump to `tiered`, it saves no register.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
+    bytes: &[u8],
+    tiered: impl FnOnce(&[u8], usize) -> A,
+) -> A {
+    let len = bytes.len();
+    // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
+    match unsafe { leading_ascii::<V>(bytes) } {
+        None => A::valid(len),
+        // At least 3 bytes before the last vector, so that `check_vectors` never
+        // falls back to the scalar machine here: with 64-byte vectors, inputs of
+        // 65 or 66 bytes go to `tiered`.
+        // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
+        Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
+            if unsafe { check_vectors::<V, bool>(bytes) } {
+                A::valid(len)
+            } else {
+                tiered(bytes, 0)
+            }
+        }
+        Some(at) => tiered(bytes, at),
+    }
+}
+
+/// Skips the leading ASCII of an input longer than one block, the common case of
+/// protocol text: a load pair and a branch per block, and nothing else set up, so
+/// that an input that is all ASCII never pays for [`check_tiered`]'s set-up (saved
+/// registers, constants). `None` when every byte is ASCII, else `Some(at)`: every
+/// byte before `at` is ASCII, and `at` is 0, or the offset of the first whole block
+/// that is not all ASCII, or the last offset with less than a whole block after it.
+///
+/// Long inputs move to 64-byte aligned blocks after the first (a load that
+/// straddles two cache lines costs twice as much): see [`second_block`].
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
+#[inline(always)]
+unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY: the caller guarantees the CPU feature; both `is_ascii` read one
+    // block inside `bytes` as `BLOCK < len`.
+    unsafe {
+        if !is_ascii::<V>(start, 1) {
+            return Some(0);
+        }
+        let at = skip_ascii::<V>(bytes, second_block(bytes));
+        if at + BLOCK > len && (at == len || is_ascii::<V>(start.add(len - BLOCK), 1)) {
+            return None;
+        }
+        Some(at)
+    }
+}
+
+/// The offset of the block checked after the first: the first 64-byte aligned
+/// address in long inputs (the second block may then overlap the first by up to
+/// 63 bytes, which are checked twice; no byte is skipped), unless it is 1 or 2 bytes
+/// into the input, where the three bytes before the block would start before the
+/// input. In shorter inputs the overlap would cost more than the straddling loads
+/// save.
+#[inline(always)]
+fn second_block(bytes: &[u8]) -> usize {
+    match next_block(bytes.as_ptr(), 0) {
+        aligned if bytes.len() >= ALIGN_FROM && aligned >= 3 => aligned,
+        _ => BLOCK,
+    }
+}
+
+/// The offset of the block after the one at `at`: the last 64-byte aligned
+/// address in `at + 1..=at + BLOCK` (relative to `start`), so it overlaps the block
+/// at `at` by `(start + at) % BLOCK` bytes and leaves no gap.
+#[inline(always)]
+fn next_block(start: *const u8, at: usize) -> usize {
+    let end = (start as usize).wrapping_add(at + BLOCK);
+    at + BLOCK - end % BLOCK
+}
+
+/// [`check_long`] from `at`, where [`leading_ascii`] stopped: the tiered loop
+/// (see [`super::tiers`]). Each back end compiles it into a function of its own, so that
+/// inputs that never get here do not pay for its set-up (saved registers,
+/// constants).
+///
+/// # Safety
+/// The CPU feature of `V` must be present, `bytes.len() > BLOCK`, and `at` is what
+/// [`leading_ascii`] answered for `bytes`. Call it only from a function compiled
+/// with that feature, so that this body is inlined and compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Option<usize> {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY (for the whole body): the caller guarantees the CPU feature. Every
+    // `V::load(p)` below reads `p..p + BYTES` where the comment at the load shows
+    // that range is inside `bytes`.
+    unsafe {
+        let second = second_block(bytes);
+        let k = Constants::<V>::new();
+        if at == 0 {
+            // The first block, with the bytes before it taken as ASCII (the start
+            // of the input is a character boundary).
+            if first_block_errors(&k, start).any_nonzero() {
+                return Some(0);
+            }
+            at = second;
+            // In bounds: at + BLOCK <= len.
+            if at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+                // An ASCII block is wrong only if the block before it ended inside
+                // a sequence.
+                if ends_inside_sequence(bytes, at) {
+                    return Some(at);
+                }
+                at = skip_ascii::<V>(bytes, at + BLOCK);
+            }
+        }
+
+        // Whole blocks: stretches of non-ASCII blocks (`tiers::check_stretch`)
+        // and the runs of ASCII blocks between them. Before `at` every check has
+        // passed, and the block at `at`, if whole, is not all ASCII.
+        while at + BLOCK <= len {
+            match check_stretch(&k, bytes, &mut at) {
+                Stretch::BeforeAscii => at = skip_ascii::<V>(bytes, at + BLOCK),
+                Stretch::AtEnd => break,
+                Stretch::Error(block) => return Some(block),
+            }
+        }
+
+        // The tail: the bytes after the last whole block (fewer than 64), checked as
+        // one more block over the last 64 bytes of the input, which overlaps bytes
+        // already checked (the first block covers 0..64 even when `at` is below).
+        if at.max(BLOCK) < len {
+            let from = len - BLOCK;
+            // In bounds: from + BLOCK = len.
+            if is_ascii::<V>(start.add(from), 1) {
+                if ends_inside_sequence(bytes, from) {
+                    return Some(from);
+                }
+                return None;
+            }
+            if from >= 3 {
+                // In bounds: from >= 3 and from + BLOCK = len.
+                if block_errors::<V, FULL>(&k, start.add(from)).any_nonzero() {
+                    return Some(from);
+                }
+            } else {
+                // 65 or 66 bytes: too few to look 3 bytes back from `len - 64`;
+                // the scalar machine checks the last bytes (and the end) from a
+                // boundary in the first block, which passed.
+                return first_error_from_boundary(bytes, BLOCK);
+            }
+        }
+    }
+    if ends_inside_sequence(bytes, bytes.len()) {
+        return Some(len);
+    }
+    None
+}
+
+/// The error lanes of the first block of an input (at `p`, its start), taking the
+/// bytes before it as ASCII.
+///
+/// # Safety
+/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
+    // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
+    // `p..p + BLOCK`; the caller guarantees the CPU feature.
+    unsafe {
+        let mut error = V::splat(0);
+        let mut prev = V::splat(0);
+        for i in 0..BLOCK / V::BYTES {
+            let this = V::load(p.add(i * V::BYTES));
+            error = error.or(errors::<V, FULL>(
+                k,
+                this,
+                this.prev1(prev),
+                this.prev2(prev),
+                this.prev3(prev),
+            ));
+            prev = this;
+        }
+        error
+    }
+}

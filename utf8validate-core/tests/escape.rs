@@ -1,0 +1,227 @@
+//! `escape_into` and `replace_into` against independent oracles: Rust's
+//! `String::from_utf8_lossy` (the WHATWG decoder's output), an escaper written over
+//! `std`'s `Utf8Chunks` (whose invalid parts are the maximal subparts), and an
+//! unescaper that must give the input back (`oracle::render`). Into a buffer too
+//! small, the longest run of whole units that fits is written, for every length from
+//! 0 to the whole result + 2. (The C functions `utf8_escape` and `utf8_replace` are
+//! tested in `c-tests/tests/escape.rs`.)
+
+mod oracle;
+
+use oracle::render::{escape_units, replace_units, unescape};
+use oracle::SAMPLES;
+use proptest::prelude::*;
+use utf8validate_core::{escape_into, replace_into, Rendered};
+
+/// The whole result through the Rust API (in a buffer large enough).
+fn escaped(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; 4 * bytes.len()];
+    let r = escape_into(bytes, &mut out);
+    assert!(r.is_complete(), "4 * len is enough");
+    out.truncate(r.written);
+    out
+}
+
+fn replaced(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0u8; 3 * bytes.len()];
+    let r = replace_into(bytes, &mut out);
+    assert!(r.is_complete(), "3 * len is enough");
+    out.truncate(r.written);
+    out
+}
+
+/// Escaping agrees with the oracle, is valid UTF-8 without NUL, and reverses.
+fn assert_escape(bytes: &[u8]) {
+    let got = escaped(bytes);
+    assert_eq!(got, escape_units(bytes).concat(), "escape of {bytes:02x?}");
+    assert!(
+        std::str::from_utf8(&got).is_ok(),
+        "escape of {bytes:02x?} is UTF-8"
+    );
+    assert!(!got.contains(&0), "escape of {bytes:02x?} has no NUL");
+    assert_eq!(unescape(&got), bytes, "escape of {bytes:02x?} reverses");
+}
+
+fn assert_replace(bytes: &[u8]) {
+    let got = replaced(bytes);
+    assert_eq!(
+        got,
+        String::from_utf8_lossy(bytes).as_bytes(),
+        "replace of {bytes:02x?}"
+    );
+}
+
+#[test]
+fn every_one_two_and_three_byte_string() {
+    for a in 0..=255u8 {
+        assert_escape(&[a]);
+        assert_replace(&[a]);
+        for b in 0..=255u8 {
+            assert_escape(&[a, b]);
+            assert_replace(&[a, b]);
+            for c in 0..=255u8 {
+                let bytes = [a, b, c];
+                let mut out = [0u8; 9];
+                let r = replace_into(&bytes, &mut out);
+                assert_eq!(
+                    &out[..r.written],
+                    String::from_utf8_lossy(&bytes).as_bytes(),
+                    "replace of {bytes:02x?}"
+                );
+            }
+        }
+    }
+}
+
+/// Escaping of every 3-byte string whose first byte is any byte and whose other
+/// bytes cover every byte class and class boundary (the exhaustive 3-byte set above
+/// already fixes the maximal subparts; escaping writes each of their bytes).
+#[test]
+fn three_byte_strings_escape_and_reverse() {
+    const REPRESENTATIVES: &[u8] = &[
+        0x00, 0x41, 0x5C, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+        0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFC, 0xFE, 0xFF,
+    ];
+    for a in 0..=255u8 {
+        for &b in REPRESENTATIVES {
+            for &c in REPRESENTATIVES {
+                assert_escape(&[a, b, c]);
+            }
+        }
+    }
+}
+
+#[test]
+fn examples() {
+    assert_eq!(escaped(b"plain"), b"plain");
+    assert_eq!(escaped("naïve ✓ 😀".as_bytes()), "naïve ✓ 😀".as_bytes());
+    assert_eq!(escaped(b"a\\b"), br"a\\b");
+    assert_eq!(escaped(b"nul\0here"), br"nul\x00here");
+    assert_eq!(escaped(b"\xC0\xAF"), br"\xC0\xAF");
+    assert_eq!(escaped(b"ab\xED\xA0\x80c"), br"ab\xED\xA0\x80c");
+    assert_eq!(escaped(b"x\xE2\x82"), br"x\xE2\x82");
+    assert_eq!(escaped(b"\xfe\xff"), br"\xFE\xFF");
+    // Text that looks like an escape is itself escaped, so decoding is unambiguous.
+    assert_eq!(escaped(br"\xC0"), br"\\xC0");
+
+    assert_eq!(replaced(b"a\xE2\x82Ab"), "a\u{FFFD}Ab".as_bytes());
+    assert_eq!(replaced(b"\xC0\xAF"), "\u{FFFD}\u{FFFD}".as_bytes());
+    assert_eq!(
+        replaced(b"\xF0\x80\x80"),
+        "\u{FFFD}\u{FFFD}\u{FFFD}".as_bytes()
+    );
+    assert_eq!(replaced(b"end\xF0\x9F\x98"), "end\u{FFFD}".as_bytes());
+    assert_eq!(
+        replaced(b"\xED\xA0\x80"),
+        "\u{FFFD}\u{FFFD}\u{FFFD}".as_bytes()
+    );
+    assert_eq!(replaced(b"nul\0"), b"nul\0");
+}
+
+/// Long inputs (many SIMD blocks) with errors scattered through them.
+#[test]
+fn long_inputs() {
+    let text = SAMPLES.concat().repeat(4).into_bytes();
+    assert_escape(&text);
+    assert_replace(&text);
+    for step in [1usize, 7, 63, 64, 65, 200] {
+        let mut bytes = text.clone();
+        let mut i = 0;
+        while i < bytes.len() {
+            bytes[i] = [0xFF, 0x80, 0xC3, 0xED, 0x5C, 0x00][i % 6];
+            i += step;
+        }
+        assert_escape(&bytes);
+        assert_replace(&bytes);
+    }
+}
+
+fn interesting_byte() -> impl Strategy<Value = u8> {
+    prop_oneof![
+        3 => prop::sample::select(vec![0x00u8, 0x41, 0x5C, 0x78, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
+            0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xF8, 0xFE, 0xFF]),
+        1 => any::<u8>(),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(5000))]
+
+    #[test]
+    fn random_bytes(bytes in prop::collection::vec(interesting_byte(), 0..300)) {
+        assert_escape(&bytes);
+        assert_replace(&bytes);
+    }
+
+    #[test]
+    fn damaged_text(
+        sample in prop::sample::select(SAMPLES.to_vec()),
+        damage in prop::collection::vec((any::<prop::sample::Index>(), interesting_byte()), 0..4),
+    ) {
+        let mut bytes = sample.as_bytes().to_vec();
+        if !bytes.is_empty() {
+            for (at, byte) in &damage {
+                let i = at.index(bytes.len());
+                bytes[i] = *byte;
+            }
+        }
+        assert_escape(&bytes);
+        assert_replace(&bytes);
+    }
+}
+
+/// Into a buffer of every length from 0 to the whole result + 2: the longest run of
+/// whole units that fits is written, nothing after it, and `needed` is the whole
+/// result's length.
+fn assert_truncation(bytes: &[u8], units: &[Vec<u8>], render: fn(&[u8], &mut [u8]) -> Rendered) {
+    let full: Vec<u8> = units.concat();
+    for len in 0..=full.len() + 2 {
+        const CANARY: u8 = 0xA5;
+        let mut want = Vec::new();
+        for unit in units {
+            if want.len() + unit.len() > len {
+                break;
+            }
+            want.extend_from_slice(unit);
+        }
+        let mut out = vec![CANARY; len];
+        let r = render(bytes, &mut out);
+        assert_eq!(
+            (r.written, r.needed),
+            (want.len(), full.len()),
+            "len {len}, {bytes:02x?}"
+        );
+        assert_eq!(&out[..r.written], &want[..], "len {len}, {bytes:02x?}");
+        assert!(
+            out[r.written..].iter().all(|&b| b == CANARY),
+            "len {len}, {bytes:02x?}"
+        );
+        assert_eq!(r.is_complete(), want == full);
+    }
+}
+
+/// Inputs where units of every width meet the truncation point.
+const TRUNCATION_SAMPLES: &[&[u8]] = &[
+    b"",
+    b"a",
+    b"\xFF",
+    b"\\",
+    b"\0",
+    "é€😀".as_bytes(),
+    b"ab\xC3\xA9\\\xE2\x82\xAC\xF0\x9F\x98\x80\xC0\xAF\x00x\xED\xA0\x80\xF0\x9F\x98",
+    b"\xE2\x82A\xF4\x90\x80\x80\xFE tail \\ \xCE\xB1",
+];
+
+#[test]
+fn truncation_for_every_buffer_length() {
+    let mut inputs: Vec<Vec<u8>> = TRUNCATION_SAMPLES.iter().map(|s| s.to_vec()).collect();
+    inputs.extend(SAMPLES.iter().map(|s| s.as_bytes().to_vec()));
+    for bytes in &inputs {
+        assert_truncation(bytes, &escape_units(bytes), escape_into);
+        assert_truncation(bytes, &replace_units(bytes), replace_into);
+        assert_eq!(
+            replace_units(bytes).concat(),
+            String::from_utf8_lossy(bytes).as_bytes()
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Exhaustive tests: every 1-, 2- and 3-byte string, each compared with the RFC 3629
+//! grammar (written independently in `oracle`) and with `std::str::from_utf8`; and
+//! (ignored by default, run by CI in release mode) every 4-byte string whose first
+//! byte is E0-F7.
+
+mod oracle;
+
+use oracle::{rfc_first_error, std_error};
+use utf8validate_core::{check, first_error, validate};
+
+fn assert_agrees(bytes: &[u8]) {
+    let want = rfc_first_error(bytes);
+    let got = first_error(bytes);
+    if got != want || validate(bytes) != want.is_none() {
+        panic!("{bytes:02x?}: first_error {got:?}, RFC grammar says {want:?}");
+    }
+    let std = std_error(bytes);
+    assert_eq!(
+        std.map(|(o, _)| o),
+        want,
+        "{bytes:02x?}: std and the RFC grammar disagree"
+    );
+    if let (Err(e), Some((_, len))) = (check(bytes), std) {
+        assert_eq!(
+            e.length,
+            len.unwrap_or(bytes.len() - e.offset),
+            "{bytes:02x?}: length"
+        );
+    }
+}
+
+#[test]
+fn every_one_and_two_byte_string() {
+    for a in 0..=255u8 {
+        assert_agrees(&[a]);
+        for b in 0..=255u8 {
+            assert_agrees(&[a, b]);
+        }
+    }
+}
+
+#[test]
+fn every_three_byte_string() {
+    for a in 0..=255u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                assert_agrees(&[a, b, c]);
+            }
+        }
+    }
+}
+
+/// Every 3-byte string placed after valid 1-4 byte prefixes, so that the error
+/// offset has to be found behind earlier characters, and before a valid suffix.
+#[test]
+fn every_three_byte_string_in_context() {
+    let prefixes: [&[u8]; 3] = [b"x", "é".as_bytes(), "😀".as_bytes()];
+    for prefix in prefixes {
+        for a in 0x80..=0xFFu8 {
+            for b in 0..=255u8 {
+                for c in [
+                    0x00u8, 0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC3, 0xE0, 0xF0, 0xFF,
+                ] {
+                    let mut v = prefix.to_vec();
+                    v.extend_from_slice(&[a, b, c]);
+                    v.extend_from_slice(b"ok");
+                    assert_agrees(&v);
+                }
+            }
+        }
+    }
+}
+
+/// All 4-byte strings with a lead byte E0-F7 (about 570 million): run with
+/// `cargo test --release --test exhaustive -- --ignored`.
+#[test]
+#[ignore = "about a minute in release mode; CI runs it with --ignored"]
+fn every_four_byte_string_with_lead_e0_to_f7() {
+    for a in 0xE0..=0xF7u8 {
+        for b in 0..=255u8 {
+            for c in 0..=255u8 {
+                for d in 0..=255u8 {
+                    let v = [a, b, c, d];
+                    let want = rfc_first_error(&v);
+                    if first_error(&v) != want || validate(&v) != want.is_none() {
+                        panic!(
+                            "{v:02x?}: first_error {:?}, RFC grammar says {want:?}",
+                            first_error(&v)
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
