@@ -34,25 +34,25 @@ USAGE = "usage: utf8-check EXPR [LEN]  (see `help utf8-check`)"
 HELP = """Usage: utf8-check EXPR [LEN]
 
 EXPR is one of
-  - a pointer to char, signed char, unsigned char or uint8_t (or char8_t): the LEN
-    bytes it points to; without LEN, the bytes up to the first NUL (searched for
-    in at most 1 MiB: give LEN for longer strings);
-  - an array of such bytes, e.g. char name[32]: all of its bytes (its sizeof,
-    NULs included), or its first LEN; use &name[0] to stop at the first NUL;
-  - a C++ std::string or std::string_view (%(cxx_strings)s): its size() bytes, or its
-    first LEN;
+  - a pointer to char, signed char, unsigned char or uint8_t (or char8_t):
+    the LEN bytes it points to; without LEN, the bytes up to the first NUL
+    (searched for in at most 1 MiB: give LEN for longer strings);
+  - an array of such bytes, e.g. char name[32]: all of its bytes (its
+    sizeof, NULs included), or its first LEN; &name[0] stops at the NUL;
+  - a C++ std::string or std::string_view (%(cxx_strings)s): its size()
+    bytes, or its first LEN;
   - a void pointer, with LEN.
-LEN is the last word of the arguments (outside brackets) when the words before
-it form an expression: write it without spaces or in parentheses, e.g.
-utf8-check req->body req->len-1 or utf8-check buf (n - 1).
+LEN is the last word of the arguments (outside brackets) when the words
+before it form an expression: write it without spaces or in parentheses,
+e.g. utf8-check req->body req->len-1 or utf8-check buf (n - 1).
 
 Prints "valid UTF-8 (N bytes)", or
   invalid UTF-8 at byte B (line L, char C): MESSAGE
-followed by a hex dump of up to 8 bytes before and 8 from the error, with carets
-under its maximal subpart (the bytes a decoder replaces with one U+FFFD). B is the
-0-based offset of the first byte of the first ill-formed sequence; L and C are
-1-based, counted as utf8check and isutf8 do: L = newlines before B + 1, C = bytes
-since the last newline + 1.
+followed by a hex dump of up to 8 bytes before and 8 from the error, with
+carets under its maximal subpart (the bytes a decoder replaces with one
+U+FFFD). B is the 0-based offset of the first byte of the first ill-formed
+sequence; L and C are 1-based, counted as utf8check and isutf8 do:
+L = newlines before B + 1, C = bytes since the last newline + 1.
 
 %(see_also)s"""
 

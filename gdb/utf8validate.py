@@ -251,9 +251,10 @@ class Utf8CheckCommand(gdb.Command):
         shared.HELP
         % {
             "cxx_strings": "libstdc++",
-            "see_also": """The program is not called: the bytes are read from its memory (a core file works
-too) and checked by libutf8validate loaded into gdb. See also the functions
-$utf8_valid(EXPR [, LEN]) and $utf8_first_error(EXPR [, LEN]), e.g.
+            "see_also": """The program is not called: the bytes are read from its memory (a core
+file works too) and checked by libutf8validate loaded into gdb. See also
+the functions $utf8_valid(EXPR [, LEN]) and $utf8_first_error(EXPR [, LEN]),
+e.g.
   break handle_request if !$utf8_valid(req->body, req->len)""",
         }
     )
