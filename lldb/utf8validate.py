@@ -67,6 +67,10 @@ if hasattr(lldb, "eBasicTypeChar8"):
     _BYTE_TYPES.add(lldb.eBasicTypeChar8)
 
 
+# libc++'s basic_string, in its versioned inline namespace (std::__1 by default);
+# libstdc++'s std::__cxx11::basic_string is recognised by its fields first.
+_LIBCXX_STRING = re.compile(r"^std::__\w+::basic_string<")
+
 # A decimal or hexadecimal integer literal, with an optional sign and C suffix.
 _INTEGER = re.compile(r"^([+-]?(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0))[uUlL]*$")
 
@@ -261,8 +265,8 @@ def _std_string(ctx, value, length):
         suffix = "" if "__data" in names else "_"
         pointer = value.GetChildMemberWithName("__data" + suffix).GetValueAsUnsigned()
         size = value.GetChildMemberWithName("__size" + suffix).GetValueAsUnsigned()
-    elif "__r_" in names:  # libc++ std::basic_string
-        what = "the string"
+    elif "__r_" in names or _LIBCXX_STRING.match(t.GetUnqualifiedType().GetName()):
+        what = "the string"  # libc++ std::basic_string
         pointer, size, inline = _libcxx_string(value, _object_bytes(value), word, order)
     else:
         return None
@@ -286,8 +290,15 @@ def _libcxx_string(value, raw, word, order):
     def at(offset):
         return int.from_bytes(raw[offset : offset + word], order)
 
-    rep = value.GetChildMemberWithName("__r_").GetChildMemberWithName("__value_")
-    long_fields = _field_names(rep.GetChildMemberWithName("__l").GetType())
+    # Its __rep is __r_.__value_ up to libc++ 18, __rep_ (in an unnamed member) since.
+    long_fields = []
+    for path in (("__r_", "__value_", "__l"), ("__rep_", "__l")):
+        member = value
+        for name in path:
+            member = member.GetChildMemberWithName(name)
+        if member.IsValid():
+            long_fields = _field_names(member.GetType())
+            break
     alternate = bool(long_fields) and long_fields[0] == "__data_"
     if alternate:
         flag = raw[3 * word - 1]
