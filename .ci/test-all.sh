@@ -32,6 +32,8 @@ step "exhaustive and long tests (release)" \
   cargo test --release --test exhaustive --test stream --test backends --test diagnostics -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --release --test c_suite
+# The lldb extension in a real lldb: live, breakpoint callback, core file, README session.
+step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.
 step "no panic paths (release library)" bash .ci/panic-free.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
