@@ -10,8 +10,11 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
   and the heap (not in such a core) reported as unreadable;
 - std::string and std::string_view of libstdc++ (both string ABIs) and, when clang++
   can build with it, libc++: live and on a core file;
-- error messages, a function call in EXPR refused without calling it, the library
-  missing, the installed layout (share/utf8validate/{lldb,debugger}, lib/);
+- a core file without the writable data the program changed: reported as
+  unreadable, not read from the program's file;
+- error messages, a function call in EXPR refused without calling it, a callback
+  whose bytes cannot be read, the library missing, the installed layout
+  (share/utf8validate/{lldb,debugger}, lib/);
 - the README's lldb session, run as written, prints what the README shows.
 
 Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
@@ -408,6 +411,10 @@ def test_errors(requests):
         commands += marked("case%d" % i, ("utf8-check " + arguments).strip())
     commands += [address % ("handled", "handled")]
     commands += marked("help", "help utf8-check")
+    # A callback whose bytes cannot be read stops at the first hit and says why.
+    commands += ["breakpoint set -n handle_request",
+                 'breakpoint command add -F utf8validate.stop_if_invalid -k args -v "req->body nosuch"',
+                 "continue", STOP]
     out = lldb("errors", commands, [requests])
     edge = int(re.search(r"^@@edge=(\d+)$", out, re.M).group(1))
     big = int(re.search(r"^@@big=(\d+)$", out, re.M).group(1))
@@ -431,10 +438,48 @@ def test_errors(requests):
     )
     equal(re.search(r"^@@handled=(\d+)$", out, re.M).group(1), "0",
           "handle_request() was not called by utf8-check")
+    check("error: utf8-check: LEN nosuch: use of undeclared identifier 'nosuch'" in out
+          and "@@stop id=1 handled-before=0" in out,
+          "a callback that cannot read its bytes stops at the first hit with the error", out)
     help_text = section(out, "help")
     for part in ("Check whether a string or buffer", "Usage: utf8-check EXPR [LEN]",
                  "utf8validate.stop_if_invalid", '-k args -v "req->body req->len"'):
         check(part in help_text, "help utf8-check shows %r" % part, help_text)
+
+
+# Writable data that the program changed: its file still holds the first contents.
+WRITABLE_C = r"""
+char status[8] = "idle";
+__attribute__((noinline)) void stop(void) {}
+int main(void) {
+  status[0] = (char)0xC0; /* an overlong C0 AF: "idle" is gone */
+  status[1] = (char)0xAF;
+  stop();
+  return status[0];
+}
+"""
+
+
+def test_core_writable_data():
+    """A core file without the program's writable data: utf8-check says it cannot
+    read it, rather than check the program file's stale first contents."""
+    source = os.path.join(TMP, "writable.c")
+    with open(source, "w") as f:
+        f.write(WRITABLE_C)
+    exe = os.path.join(TMP, "writable")
+    result = run(["clang", "-g", "-O0", source, "-o", exe])
+    check(result.returncode == 0, "clang writable.c", result.stderr)
+    core = os.path.join(TMP, "writable.dmp")
+    if os.path.exists(core):
+        os.remove(core)
+    commands = [IMPORT, "breakpoint set -n stop", "run", "up"]
+    commands += marked("live", "utf8-check status")
+    commands += ['process save-core -s stack "%s"' % core]
+    out = lldb("writable", commands, [exe])
+    run_checks(out, [("live", "utf8-check status", b"\xC0\xAFle\0\0\0\0")], "writable data")
+    out = lldb("writable-core", [IMPORT, "up"] + marked("core", "utf8-check status"), [exe, "-c", core])
+    run_checks(out, [("core", "utf8-check status", "error: cannot read memory at 0x")],
+               "writable data, core file")
 
 
 def test_no_process_and_missing_library(requests):
@@ -599,6 +644,7 @@ def main():
     test_callback(requests, core)
     test_core(requests, core)
     test_errors(requests)
+    test_core_writable_data()
     test_no_process_and_missing_library(requests)
     test_installed_layout(requests)
     test_readme()
