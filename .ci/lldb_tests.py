@@ -30,7 +30,7 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RELEASE = os.path.join(ROOT, "target", "release")
+RELEASE = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release")
 LIBRARY = os.path.join(RELEASE, "libutf8validate.so")
 UTF8CHECK = os.path.join(RELEASE, "utf8check")
 EXTENSION = os.path.join(ROOT, "lldb", "utf8validate.py")
@@ -171,7 +171,6 @@ def lldb(name, commands, args, env=None, cwd=None):
     )
     environment["PATH"] = path_without_own_python()
     environment["UTF8VALIDATE_LIB"] = LIBRARY
-    environment.pop("CARGO_TARGET_DIR", None)
     for key, value in (env or {}).items():
         if value is None:
             environment.pop(key, None)
@@ -512,7 +511,7 @@ def test_installed_layout(requests):
     commands = ["command script import " + os.path.join(prefix, "share/utf8validate/lldb/utf8validate.py")]
     commands += marked("check", "utf8-check surrogate")
     commands += ['script import sys; print("@@library=" + sys.modules["utf8validate_debugger"].library().utf8validate_path)']
-    out = lldb("installed", commands, [requests], env={"UTF8VALIDATE_LIB": None, "LD_LIBRARY_PATH": None})
+    out = lldb("installed", commands, [requests], env={"UTF8VALIDATE_LIB": None, "LD_LIBRARY_PATH": None, "CARGO_TARGET_DIR": None})
     run_checks(out, [("check", "utf8-check surrogate", SURROGATE + b"\0")], "installed layout")
     found = re.search(r"^@@library=(.*)$", out, re.M)
     check(found is not None and found.group(1).startswith(libdir + os.sep),
@@ -550,8 +549,9 @@ def test_readme():
     work = os.path.join(TMP, "readme")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    for name in ("lldb", "debugger", "include", "c-tests", "target"):
+    for name in ("lldb", "debugger", "include", "c-tests"):
         os.symlink(os.path.join(ROOT, name), os.path.join(work, name))
+    os.symlink(os.path.dirname(RELEASE), os.path.join(work, "target"))
     for command in shell:
         if command.startswith("cargo "):
             continue  # .ci/lldb-tests.sh has built the library

@@ -179,12 +179,6 @@ def check(data, preferred=()):
     return err
 
 
-def first_error(data, preferred=()):
-    """The offset of the first ill-formed sequence, or len(data) when well-formed."""
-    err = check(data, preferred)
-    return len(data) if err is None else err.offset
-
-
 # --- reading the program's memory ------------------------------------------------
 #
 # `read(address, length)` is the debugger's: the `length` bytes at `address`, or None

@@ -259,7 +259,10 @@ def _std_string(ctx, value, length):
         else:
             # The copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0): its _Rep
             # { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
-            size = ctx.word(pointer - 3 * word)
+            try:
+                size = ctx.word(pointer - 3 * word)
+            except Error as e:
+                raise Error("cannot read the length stored before the string's data: %s" % e)
     elif {"__data", "__size"} <= names or {"__data_", "__size_"} <= names:
         what = "the string_view"  # libc++ std::basic_string_view
         suffix = "" if "__data" in names else "_"
