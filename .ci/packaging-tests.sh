@@ -127,8 +127,11 @@ want_files() {
 ./lib/$soname l libutf8validate.so.$version
 ./lib/pkgconfig/utf8validate.pc f 
 ./share/gdb/auto-load$1/lib/libutf8validate.so.$version-gdb.py f 
+./share/utf8validate/debugger/utf8validate_debugger.py f 
 ./share/utf8validate/gdb/README.md f 
 ./share/utf8validate/gdb/utf8validate.py f 
+./share/utf8validate/lldb/README.md f 
+./share/utf8validate/lldb/utf8validate.py f 
 EOF
 }
 list_files "$prefix" >"$work/files.txt"

@@ -16,37 +16,11 @@
 # everything works on a core file and on a stopped thread, and a breakpoint condition
 # using $utf8_valid costs no inferior function call.
 
-import ctypes
-import ctypes.util
-import glob
+import importlib.util
 import os
-import sysconfig
+import sys
 
 import gdb
-
-# Longest NUL-terminated string searched for its NUL when no LEN is given (1 MiB).
-MAX_CSTRING = 1 << 20
-# Largest LEN accepted (256 MiB): anything longer is most likely a garbage length.
-MAX_LENGTH = 256 << 20
-# Memory is read in blocks that never cross a page boundary of this size, so an
-# unreadable page is reported at its first address.
-PAGE = 4096
-# Bytes shown before the error and from the error on in the hex dump (as
-# `utf8check -v` and `isutf8 -v`).
-BEFORE = 8
-AFTER = 8
-
-LIBRARY_ENV = "UTF8VALIDATE_LIB"
-
-
-class _Utf8Error(ctypes.Structure):
-    """`utf8_error` of utf8validate.h."""
-
-    _fields_ = [
-        ("offset", ctypes.c_size_t),
-        ("length", ctypes.c_size_t),
-        ("kind", ctypes.c_uint),
-    ]
 
 
 def _script_dir():
@@ -69,164 +43,94 @@ def _autoloaded_for():
 _SCRIPT_DIR = _script_dir()
 _AUTOLOADED_FOR = _autoloaded_for()
 
-
-def _library_candidates():
-    """Where libutf8validate is looked for, in order: a list of paths or bare
-    names (names are resolved by the dynamic loader)."""
-    explicit = os.environ.get(LIBRARY_ENV)
-    if explicit:
-        # An explicit choice is not second-guessed: only that file is tried.
-        return [explicit]
-    found = []
-    # Auto-loaded as `libutf8validate.so.X-gdb.py` for the library itself.
-    if _AUTOLOADED_FOR and os.path.basename(_AUTOLOADED_FOR).startswith("libutf8validate.so"):
-        found.append(_AUTOLOADED_FOR)
-    here = _SCRIPT_DIR
-    if here is not None:
-        # In the source tree: gdb/ next to target/.
-        root = os.path.dirname(here)
-        cargo_target = os.environ.get("CARGO_TARGET_DIR")
-        targets = [os.path.join(root, "target")]
-        if cargo_target:
-            targets.insert(0, cargo_target)
-        for target in targets:
-            for profile in ("release", "debug"):
-                found.append(os.path.join(target, profile, "libutf8validate.so"))
-        # In an install prefix: PREFIX/share/utf8validate/gdb/ or PREFIX/share/gdb/...,
-        # with the library in PREFIX/lib, PREFIX/lib64 or PREFIX/lib/<multiarch>.
-        libdirs = ["lib", "lib64"]
-        multiarch = sysconfig.get_config_var("MULTIARCH")
-        if multiarch:
-            libdirs.append(os.path.join("lib", multiarch))
-        prefix = here
-        for _ in range(3):
-            prefix = os.path.dirname(prefix)
-            for libdir in libdirs:
-                # The soname (libutf8validate.so.0 for 0.x) or the real file
-                # name, then the development link libutf8validate.so.
-                pattern = os.path.join(prefix, libdir, "libutf8validate.so.*")
-                found.extend(sorted(glob.glob(pattern), key=len))
-                found.append(os.path.join(prefix, libdir, "libutf8validate.so"))
-    # The system's search path (ld.so.cache, LD_LIBRARY_PATH).
-    system = ctypes.util.find_library("utf8validate")
-    if system:
-        found.append(system)
-    found.append("libutf8validate.so")
-    unique = []
-    for path in found:
-        if path not in unique:
-            unique.append(path)
-    return unique
+SHARED = "utf8validate_debugger"
 
 
-def _open_library(path):
-    """The library at `path` with the prototypes used here, or raises OSError."""
-    lib = ctypes.CDLL(path)
+def _shared_module_dirs():
+    """Where utf8validate_debugger.py, the part shared with the lldb extension, may
+    be: debugger/ beside this script's directory (the source tree, and
+    PREFIX/share/utf8validate/ when installed), and, for the copy gdb auto-loads from
+    DATADIR/gdb/auto-load/<library's directory>/, DATADIR/utf8validate/debugger."""
+    if _SCRIPT_DIR is None:
+        return []
+    dirs = [os.path.join(os.path.dirname(_SCRIPT_DIR), "debugger")]
+    marker = os.sep + os.path.join("gdb", "auto-load") + os.sep
+    at = (_SCRIPT_DIR + os.sep).find(marker)
+    if at >= 0:
+        dirs.append(os.path.join(_SCRIPT_DIR[:at], "utf8validate", "debugger"))
+    return dirs
+
+
+def _import_shared():
+    """The shared module: the one already loaded, else the first found beside this
+    script, else one on Python's path."""
+    if SHARED in sys.modules:
+        return sys.modules[SHARED]
+    dirs = _shared_module_dirs()
+    for directory in dirs:
+        path = os.path.join(directory, SHARED + ".py")
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location(SHARED, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[SHARED] = module
+            spec.loader.exec_module(module)
+            return module
     try:
-        lib.utf8_check.argtypes = [
-            ctypes.c_char_p,
-            ctypes.c_size_t,
-            ctypes.POINTER(_Utf8Error),
-        ]
-        lib.utf8_check.restype = ctypes.c_bool
-        lib.utf8_error_kind_name.argtypes = [ctypes.c_uint]
-        lib.utf8_error_kind_name.restype = ctypes.c_char_p
-        lib.utf8_error_kind_message.argtypes = [ctypes.c_uint]
-        lib.utf8_error_kind_message.restype = ctypes.c_char_p
-    except AttributeError as e:
-        raise OSError("too old, lacks utf8_check (%s)" % e)
-    return lib
+        return importlib.import_module(SHARED)
+    except ImportError:
+        raise ImportError(
+            "utf8validate: cannot find %s.py (shared with the lldb extension) in %s"
+            " or on Python's path" % (SHARED, ", ".join(dirs) or "no directory")
+        )
 
 
-_library = None
+shared = _import_shared()
+
+
+def _preferred_libraries():
+    """Auto-loaded as `libutf8validate.so.X-gdb.py` for the library itself: that
+    library comes first."""
+    if _AUTOLOADED_FOR and os.path.basename(_AUTOLOADED_FOR).startswith("libutf8validate.so"):
+        return [_AUTOLOADED_FOR]
+    return []
 
 
 def library():
-    """libutf8validate, loaded on first use; raises gdb.GdbError listing every path
-    tried when it cannot be loaded."""
-    global _library
-    if _library is None:
-        tried = []
-        for candidate in _library_candidates():
-            is_path = os.sep in candidate
-            if is_path and not os.path.exists(candidate):
-                tried.append("  %s: no such file" % candidate)
-                continue
-            try:
-                _library = _open_library(candidate)
-            except OSError as e:
-                tried.append("  %s: %s" % (candidate, e))
-                continue
-            _library.utf8validate_path = candidate
-            break
-        else:
-            raise gdb.GdbError(
-                "utf8validate: cannot load libutf8validate; tried:\n%s\n"
-                "Set %s to the library's path (e.g. target/release/libutf8validate.so"
-                " or PREFIX/lib/libutf8validate.so) and retry."
-                % ("\n".join(tried), LIBRARY_ENV)
-            )
-    return _library
+    """libutf8validate as loaded by the shared module (see gdb/README.md)."""
+    return _gdb_errors(shared.library, _preferred_libraries())
+
+
+def _gdb_errors(function, *args):
+    """`function(*args)`, with the shared module's errors turned into gdb's."""
+    try:
+        return function(*args)
+    except shared.Error as e:
+        raise gdb.GdbError(str(e))
 
 
 def _check(data):
-    """`utf8_check` of the bytes: None when valid, else the `_Utf8Error`."""
-    err = _Utf8Error()
-    if library().utf8_check(data, len(data), ctypes.byref(err)):
-        return None
-    return err
+    """`utf8_check` of the bytes: None when valid, else the error."""
+    return _gdb_errors(shared.check, data, _preferred_libraries())
 
 
 # --- reading the program's memory ------------------------------------------------
 
 
-def _read(address, length):
-    """`length` bytes at `address` of the selected inferior (process or core)."""
-    inferior = gdb.selected_inferior()
+def _read_block(address, length):
+    """`length` bytes at `address` of the selected inferior (process or core), or
+    None when any cannot be read."""
     try:
-        return inferior.read_memory(address, length).tobytes()
+        return gdb.selected_inferior().read_memory(address, length).tobytes()
     except gdb.MemoryError:
-        pass
-    # Find the first unreadable page, to say where the buffer stops being readable.
-    position, end = address, address + length
-    while position < end:
-        step = min(end - position, PAGE - position % PAGE)
-        try:
-            inferior.read_memory(position, step)
-        except gdb.MemoryError:
-            break
-        position += step
-    raise gdb.GdbError(
-        "cannot read memory at 0x%x: byte %d of the %d bytes at 0x%x"
-        % (position, position - address, length, address)
-    )
+        return None
+
+
+def _read(address, length):
+    return _gdb_errors(shared.read_exact, _read_block, address, length)
 
 
 def _read_cstring(address):
-    """The bytes at `address` up to (not including) the first NUL."""
-    inferior = gdb.selected_inferior()
-    data = bytearray()
-    position = address
-    while len(data) < MAX_CSTRING:
-        step = min(PAGE - position % PAGE, MAX_CSTRING - len(data))
-        try:
-            block = inferior.read_memory(position, step).tobytes()
-        except gdb.MemoryError:
-            raise gdb.GdbError(
-                "cannot read memory at 0x%x (byte %d of the string at 0x%x) before"
-                " finding its NUL; give the length: utf8-check EXPR LEN"
-                % (position, position - address, address)
-            )
-        nul = block.find(b"\0")
-        if nul >= 0:
-            data += block[:nul]
-            return bytes(data)
-        data += block
-        position += step
-    raise gdb.GdbError(
-        "no NUL in the first %d bytes of the string at 0x%x; give the length:"
-        " utf8-check EXPR LEN" % (MAX_CSTRING, address)
-    )
+    return _gdb_errors(shared.read_cstring, _read_block, address)
 
 
 def _byte_sized(t):
@@ -242,17 +146,7 @@ def _field_names(t):
 
 
 def _length_arg(length, available=None, what=None):
-    if length is None:
-        return available
-    if length < 0:
-        raise gdb.GdbError("LEN is negative: %d" % length)
-    if length > MAX_LENGTH:
-        raise gdb.GdbError(
-            "LEN %d is larger than the %d bytes utf8-check accepts" % (length, MAX_LENGTH)
-        )
-    if available is not None and length > available:
-        raise gdb.GdbError("LEN %d exceeds the %d bytes of %s" % (length, available, what))
-    return length
+    return _gdb_errors(shared.length_arg, length, available, what)
 
 
 def _std_string(value, t, length):
@@ -329,96 +223,20 @@ def bytes_of(value, length=None):
     )
 
 
-# --- reporting -------------------------------------------------------------------
-
-
-def position(data, offset):
-    """(line, char) of byte `offset`, both 1-based, as utf8check and isutf8 count
-    them: line = newlines before it + 1; char = bytes since the last newline + 1."""
-    line = data.count(b"\n", 0, offset) + 1
-    char = offset - (data.rfind(b"\n", 0, offset) + 1) + 1
-    return line, char
-
-
-def dump(data, offset, length):
-    """The two lines of `utf8check -v`'s hex dump: up to BEFORE bytes before the
-    error and AFTER from it on, in hex and as text, with carets under the maximal
-    subpart."""
-    start = max(0, offset - BEFORE)
-    context = data[start : offset + AFTER]
-    at = offset - start
-    width = 3 * (BEFORE + AFTER)
-    hex_part = "".join("%02X " % b for b in context)
-    text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in context)
-    subpart = max(1, min(length, len(context) - at))
-    hex_carets = " " * (3 * at) + "^" * (3 * subpart - 1)
-    text_carets = " " * at + "^" * subpart
-    return "%s | %s\n%s | %s" % (
-        hex_part.ljust(width),
-        text,
-        hex_carets.ljust(width),
-        text_carets,
-    )
-
-
-def report(data):
-    """`valid UTF-8 (N bytes)`, or the error line and the hex dump."""
-    err = _check(data)
-    if err is None:
-        return "valid UTF-8 (%d byte%s)" % (len(data), "" if len(data) == 1 else "s")
-    line, char = position(data, err.offset)
-    message = library().utf8_error_kind_message(err.kind).decode()
-    return "invalid UTF-8 at byte %d (line %d, char %d): %s\n%s" % (
-        err.offset,
-        line,
-        char,
-        message,
-        dump(data, err.offset, err.length),
-    )
-
-
 # --- the command and the convenience functions -------------------------------------
 
 
-def _split_arguments(arg):
-    """(EXPR value, LEN or None) from `EXPR [LEN]`. LEN is the last word outside
-    brackets, when both it and the text before it parse as expressions; otherwise
-    the whole text is EXPR. So `p n`, `p (n - 1)` and `(char *) p 10` give a LEN,
-    while `p + 1` and `(const char *) p` do not (and `p -1` means LEN -1)."""
-    arg = arg.strip()
-    if not arg:
-        raise gdb.GdbError("usage: utf8-check EXPR [LEN]  (see `help utf8-check`)")
-    length_error = None
-    cut = _last_top_level_space(arg)
-    if cut is not None:
-        try:
-            value = gdb.parse_and_eval(arg[:cut])
-        except gdb.error:
-            pass
-        else:
-            try:
-                length = gdb.parse_and_eval(arg[cut:])
-            except gdb.error as e:
-                length_error = "LEN %s: %s" % (arg[cut:].strip(), e)
-            else:
-                return value, _integer(length, "LEN")
+def _evaluate(text):
     try:
-        return gdb.parse_and_eval(arg), None
+        return gdb.parse_and_eval(text)
     except gdb.error as e:
-        raise gdb.GdbError("%s (usage: utf8-check EXPR [LEN])" % (length_error or e))
+        raise shared.Error(str(e))
 
 
-def _last_top_level_space(text):
-    depth = 0
-    for i in range(len(text) - 1, 0, -1):
-        c = text[i]
-        if c in ")]":
-            depth += 1
-        elif c in "([":
-            depth -= 1
-        elif c.isspace() and depth == 0:
-            return i
-    return None
+def _split_arguments(arg):
+    """(EXPR value, LEN or None) from `EXPR [LEN]` (see the shared split_arguments)."""
+    value, length = _gdb_errors(shared.split_arguments, arg, _evaluate)
+    return value, None if length is None else _integer(length, "LEN")
 
 
 def _integer(value, what):
@@ -429,42 +247,24 @@ def _integer(value, what):
 
 
 class Utf8CheckCommand(gdb.Command):
-    """Check whether a string or buffer of the program is well-formed UTF-8.
-
-Usage: utf8-check EXPR [LEN]
-
-EXPR is one of
-  - a pointer to char, signed char, unsigned char or uint8_t (or char8_t): the LEN
-    bytes it points to; without LEN, the bytes up to the first NUL (searched for
-    in at most 1 MiB: give LEN for longer strings);
-  - an array of such bytes, e.g. char name[32]: all of its bytes (its sizeof,
-    NULs included), or its first LEN; use &name[0] to stop at the first NUL;
-  - a C++ std::string or std::string_view (libstdc++): its size() bytes, or its
-    first LEN;
-  - a void pointer, with LEN.
-LEN is the last word of the arguments (outside brackets) when the words before
-it form an expression: write it without spaces or in parentheses, e.g.
-utf8-check req->body req->len-1 or utf8-check buf (n - 1).
-
-Prints "valid UTF-8 (N bytes)", or
-  invalid UTF-8 at byte B (line L, char C): MESSAGE
-followed by a hex dump of up to 8 bytes before and 8 from the error, with carets
-under its maximal subpart (the bytes a decoder replaces with one U+FFFD). B is the
-0-based offset of the first byte of the first ill-formed sequence; L and C are
-1-based, counted as utf8check and isutf8 do: L = newlines before B + 1, C = bytes
-since the last newline + 1.
-
-The program is not called: the bytes are read from its memory (a core file works
-too) and checked by libutf8validate loaded into gdb. See also the functions
-$utf8_valid(EXPR [, LEN]) and $utf8_first_error(EXPR [, LEN]), e.g.
-  break handle_request if !$utf8_valid(req->body, req->len)"""
+    __doc__ = "Check whether a string or buffer of the program is well-formed UTF-8.\n\n" + (
+        shared.HELP
+        % {
+            "cxx_strings": "libstdc++",
+            "see_also": """The program is not called: the bytes are read from its memory (a core
+file works too) and checked by libutf8validate loaded into gdb. See also
+the functions $utf8_valid(EXPR [, LEN]) and $utf8_first_error(EXPR [, LEN]),
+e.g.
+  break handle_request if !$utf8_valid(req->body, req->len)""",
+        }
+    )
 
     def __init__(self):
         super().__init__("utf8-check", gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
 
     def invoke(self, arg, from_tty):
         value, length = _split_arguments(arg)
-        gdb.write(report(bytes_of(value, length)) + "\n")
+        gdb.write(_gdb_errors(shared.report, bytes_of(value, length), _preferred_libraries()) + "\n")
 
 
 class Utf8ValidFunction(gdb.Function):

@@ -1,12 +1,12 @@
 /*
- * A program for the gdb tests (tests/gdb.rs) and the README's "Debugging" session:
- * it holds buffers of every shape utf8-check reads and hands four requests to
- * handle_request(), two of them with ill-formed UTF-8 bodies (ids 2 and 4).
+ * A program for the gdb and lldb tests (tests/gdb.rs, .ci/lldb_tests.py) and the
+ * README's "Debugging" sessions: it holds buffers of every shape utf8-check reads and
+ * hands four requests to handle_request(), two of them ill-formed (ids 2 and 4).
  *
  * Build: cc -g -O0 -I include c-tests/gdb/requests.c target/release/libutf8validate.a -o requests
- * (gdb's utf8-check loads target/release/libutf8validate.so into gdb itself).
- * The bytes here are repeated in tests/gdb.rs, which computes the expected offsets
- * from them with Rust's std::str::from_utf8.
+ * (utf8-check loads target/release/libutf8validate.so into the debugger itself).
+ * The bytes here are repeated in tests/gdb.rs and .ci/lldb_tests.py, whose oracles
+ * (Rust's std::str::from_utf8, utf8check) give the expected reports.
  */
 #define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c99 */
 #include <stddef.h>

@@ -1,6 +1,6 @@
-// A C++ program for the gdb tests (tests/gdb.rs): std::string (short, in its
-// inline buffer, and long, on the heap; with an embedded NUL) and std::string_view,
-// read by utf8-check from libstdc++'s layout. Needs C++17 (string_view).
+// A C++ program for the gdb and lldb tests (tests/gdb.rs, .ci/lldb_tests.py):
+// std::string (short, in its inline buffer, and long, on the heap; with an embedded
+// NUL) and std::string_view, read by utf8-check. Needs C++17 (string_view).
 #include <cstdio>
 #include <string>
 #include <string_view>

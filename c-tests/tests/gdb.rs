@@ -690,7 +690,8 @@ fn missing_library_is_reported_with_the_paths_tried() {
 }
 
 /// The layout an install gives: PREFIX/lib/libutf8validate.so* and the script in
-/// PREFIX/share/utf8validate/gdb/ (found relative to the script) or auto-loaded from
+/// PREFIX/share/utf8validate/gdb/ with its shared module in
+/// PREFIX/share/utf8validate/debugger/ (found relative to the script) or auto-loaded from
 /// PREFIX/share/gdb/auto-load/PREFIX/lib/libutf8validate.so.<version>-gdb.py (found
 /// as the object file the script is loaded for).
 #[test]
@@ -715,6 +716,15 @@ fn install_prefix_sourced_and_auto_loaded() {
     let shared = prefix.join("share/utf8validate/gdb");
     std::fs::create_dir_all(&shared).unwrap();
     std::fs::copy(script_path(), shared.join("utf8validate.py")).unwrap();
+    // The module the script shares with the lldb extension, found beside gdb/ by
+    // both the sourced script and the auto-loaded copy.
+    let common = prefix.join("share/utf8validate/debugger");
+    std::fs::create_dir_all(&common).unwrap();
+    std::fs::copy(
+        manifest_dir().join("debugger/utf8validate_debugger.py"),
+        common.join("utf8validate_debugger.py"),
+    )
+    .unwrap();
     let auto_load_root = prefix.join("share/gdb/auto-load");
     let auto_load = auto_load_root.join(libdir.strip_prefix("/").unwrap());
     std::fs::create_dir_all(&auto_load).unwrap();

@@ -1,0 +1,674 @@
+#!/usr/bin/env python3
+"""The lldb extension lldb/utf8validate.py in a real lldb, in batch mode, on
+c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
+
+- live: `utf8-check` on a `char *` plus length, arrays, C strings, a prefix, from the
+  caller's frame (and not from the callee's: `up` and `frame select` are honoured);
+- the breakpoint callback utf8validate.stop_if_invalid stops exactly on the requests
+  with ill-formed bodies, and its report is utf8check's;
+- the same checks on the core file (`process save-core`) written at the first stop,
+  and the heap (not in such a core) reported as unreadable;
+- std::string and std::string_view of libstdc++ (both string ABIs) and, when clang++
+  can build with it, libc++: live and on a core file;
+- a core file without the writable data the program changed: reported as
+  unreadable, not read from the program's file;
+- error messages, a function call in EXPR refused without calling it, a callback
+  whose bytes cannot be read, the library missing, the installed layout
+  (share/utf8validate/{lldb,debugger}, lib/);
+- the README's lldb session, run as written, prints what the README shows.
+
+Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
+sources, repeated below. Run by .ci/lldb-tests.sh, which builds the library first.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RELEASE = os.path.join(os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target"), "release")
+LIBRARY = os.path.join(RELEASE, "libutf8validate.so")
+UTF8CHECK = os.path.join(RELEASE, "utf8check")
+EXTENSION = os.path.join(ROOT, "lldb", "utf8validate.py")
+SHARED = os.path.join(ROOT, "debugger", "utf8validate_debugger.py")
+TMP = os.path.join(ROOT, "target", "lldb-tests")
+IN_CI = os.environ.get("CI") == "true"
+TIMEOUT = 120  # seconds for one lldb session; each takes about one
+
+# The buffers of c-tests/gdb/requests.c.
+GREETING = b"Gr\xC3\xBC\xC3\x9Fe, Z\xC3\xBCrich\n\xE2\x82\xAC 5"
+SURROGATE = b"ok\ncaf\xC3\xA9 \xED\xA0\x80 end"
+TRUNCATED = b"emoji: \xF0\x9F\x98"
+NAME = b"na\xC3\xAFve" + b"\0" * 10
+CSTR = b"path\xC0\xAFetc"
+WORD = b"\xCE\xBA\xCF\x8C\xCF\x83\xCE\xBC\xCE\xB5"
+# The requests handed to handle_request(), in order: (id, body).
+REQUESTS = [(1, GREETING), (2, SURROGATE), (3, WORD), (4, TRUNCATED)]
+
+# The strings of c-tests/gdb/strings.cpp.
+SHORT_OK = b"Gr\xC3\xBC\xC3\x9Fe"
+LONG_BAD = b"a" * 40 + b"\x80tail"
+WITH_NUL = b"ab\0cd\n\xED\xA0\x80"
+VIEW = b"aa\x80tai"
+
+passed = 0
+failed = 0
+
+
+def check(condition, what, detail=""):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL: %s\n%s" % (what, detail))
+
+
+def equal(got, want, what):
+    check(got == want, what, "--- expected\n%s\n--- got\n%s" % (want, got))
+
+
+# --- tools -----------------------------------------------------------------------
+
+
+def skip_or_fail(message):
+    if IN_CI:
+        print("lldb tests: FAIL: %s (CI=true)" % message)
+        sys.exit(1)
+    print("lldb tests: skipped: %s" % message)
+    sys.exit(0)
+
+
+def lldb_python_path():
+    """The directory holding lldb's Python package. Debian 12's lldb 14 names one
+    that does not exist (`lldb -P`); its package is in the llvm directory instead."""
+    named = subprocess.run(["lldb", "-P"], capture_output=True, text=True).stdout.strip()
+    llvm = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("lldb"))))
+    candidates = [named] + sorted(glob.glob(os.path.join(llvm, "lib", "python3*", "*-packages")))
+    for candidate in candidates:
+        if candidate and os.path.exists(os.path.join(candidate, "lldb", "embedded_interpreter.py")):
+            return candidate
+    return None
+
+
+def path_without_own_python():
+    """PATH without the directories of the Python running this script when it is not
+    the system's (pyenv puts its version's bin/ first): lldb's embedded Python finds
+    its prefix through the first `python3` on PATH, and another installation's
+    prefix lacks the system's packages that lldb's own package imports (six)."""
+    own = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix)} - {"/usr", "/"}
+    return os.pathsep.join(
+        d for d in os.environ.get("PATH", "").split(os.pathsep)
+        if not any(os.path.realpath(d) == p or os.path.realpath(d).startswith(p + os.sep) for p in own)
+    )
+
+
+def run(argv, **kwargs):
+    return subprocess.run(argv, capture_output=True, text=True, **kwargs)
+
+
+def compile_program(compiler, source, exe, flags, libraries=()):
+    result = run(
+        [compiler, "-g", "-O0", "-Wall", "-Wextra", "-Werror"]
+        + flags
+        + ["-I", os.path.join(ROOT, "include"), os.path.join(ROOT, "c-tests", "gdb", source)]
+        + list(libraries)
+        + ["-o", exe]
+    )
+    if result.returncode != 0:
+        print("FAIL: %s %s:\n%s" % (compiler, source, result.stderr))
+        sys.exit(1)
+    return exe
+
+
+# --- the oracle ------------------------------------------------------------------
+
+_oracle_files = 0
+
+
+def expected(data):
+    """What utf8-check must print for `data`, from `utf8check -v` on the same bytes:
+    `valid UTF-8 (N bytes)`, or its verdict (`FILE: line L, char C, byte B: MESSAGE`)
+    in utf8-check's words, and its hex dump."""
+    global _oracle_files
+    _oracle_files += 1
+    path = os.path.join(TMP, "bytes-%d" % _oracle_files)
+    with open(path, "wb") as f:
+        f.write(data)
+    result = subprocess.run([UTF8CHECK, "-v", path], capture_output=True)
+    out = result.stdout.decode()
+    if result.returncode == 0:
+        return "valid UTF-8 (%d byte%s)" % (len(data), "" if len(data) == 1 else "s")
+    verdict, dump = out.split("\n", 1)
+    match = re.fullmatch(re.escape(path) + r": line (\d+), char (\d+), byte (\d+): (.*)", verdict)
+    if result.returncode != 1 or not match:
+        print("FAIL: utf8check -v %s: exit %d, %r" % (path, result.returncode, out))
+        sys.exit(1)
+    line, char, byte, message = match.groups()
+    lines = ["invalid UTF-8 at byte %s (line %s, char %s): %s" % (byte, line, char, message)]
+    lines += [l.rstrip() for l in dump.strip("\n").split("\n")]
+    return "\n".join(lines)
+
+
+# --- lldb sessions ---------------------------------------------------------------
+
+
+def lldb(name, commands, args, env=None, cwd=None):
+    """Runs `lldb -b` with `commands` sourced from a file, going on after a failing
+    command (batch mode otherwise ends at the first), and returns stdout and stderr
+    as lldb wrote them. UTF8VALIDATE_LIB names the built library unless `env` says
+    otherwise (a value of None removes the variable)."""
+    script = os.path.join(TMP, name + ".lldb")
+    with open(script, "w") as f:
+        f.write("\n".join(commands) + "\n")
+    environment = dict(os.environ)
+    environment["PYTHONPATH"] = os.pathsep.join(
+        p for p in (PYTHONPATH, os.environ.get("PYTHONPATH")) if p
+    )
+    environment["PATH"] = path_without_own_python()
+    environment["UTF8VALIDATE_LIB"] = LIBRARY
+    for key, value in (env or {}).items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    argv = ["lldb", "-b", "--no-lldbinit", "-o", 'command source -e false "%s"' % script] + args
+    started = time.time()
+    result = subprocess.run(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        env=environment,
+        cwd=cwd,
+        timeout=TIMEOUT,
+    )
+    # Lossy: the programs print some of their ill-formed strings.
+    out = result.stdout.decode("utf-8", "replace")
+    with open(os.path.join(TMP, name + ".log"), "w") as f:
+        f.write(out)
+    print("  %s: lldb session of %.1f s" % (name, time.time() - started))
+    return out
+
+
+def marked(label, command):
+    """lldb commands that print `@@label` and then run `command`."""
+    return ['script print("@@%s")' % label, command]
+
+
+def section(out, label):
+    """The output of the command after the marker `@@label`: the lines after its
+    echoed command line, up to the next command line or marker."""
+    lines = out.split("\n")
+    try:
+        at = lines.index("@@" + label) + 1
+    except ValueError:
+        return "<no output for %s>" % label
+    while at < len(lines) and not lines[at].startswith("(lldb) "):
+        at += 1
+    got = []
+    for line in lines[at + 1 :]:
+        if line.startswith("(lldb) ") or line.startswith("@@"):
+            break
+        got.append(line.rstrip())
+    return "\n".join(got).strip("\n")
+
+
+def run_checks(out, checks, context):
+    for label, command, want in checks:
+        got = section(out, label)
+        if isinstance(want, bytes):
+            equal(got, expected(want), "%s: `%s`" % (context, command))
+        else:  # the start of an error message
+            check(got.startswith(want), "%s: `%s`" % (context, command),
+                  "expected a line starting %r, got:\n%s" % (want, got))
+
+
+def check_commands(checks):
+    commands = []
+    for label, command, _ in checks:
+        commands += marked(label, command)
+    return commands
+
+
+# --- the tests -------------------------------------------------------------------
+
+IMPORT = "command script import " + EXTENSION
+
+# utf8-check on requests.c's buffers from main()'s frame, with the bytes each reads.
+C_CHECKS = [
+    ("valid", "utf8-check requests[0].body requests[0].len", GREETING),
+    # const char[23]: all of it, its NUL included.
+    ("array-with-nul", "utf8-check greeting", GREETING + b"\0"),
+    # unsigned char[17] and an expression for LEN (without its NUL).
+    ("invalid-len", "utf8-check surrogate sizeof(surrogate)-1", SURROGATE),
+    ("pointer-len", "utf8-check requests[1].body requests[1].len", SURROGATE),
+    # uint8_t[10]: its size.
+    ("truncated", "utf8-check truncated", TRUNCATED),
+    # char[16]: all 16 bytes, NULs included; decayed to char *: up to the NUL.
+    ("array", "utf8-check name", NAME),
+    ("array-to-nul", "utf8-check &name[0]", b"na\xC3\xAFve"),
+    ("cstring", "utf8-check cstr", CSTR),
+    ("cstring-valid", "utf8-check word", WORD),
+    # A prefix cut inside a character.
+    ("prefix", "utf8-check word 3", WORD[:3]),
+]
+
+
+def test_live(requests):
+    """At checkpoint(): main()'s variables are not visible from checkpoint()'s frame,
+    and are after `up` or `frame select 1`."""
+    commands = [IMPORT, "breakpoint set -n checkpoint", "run"]
+    commands += marked("callee", "utf8-check cstr")
+    commands += ["up"] + check_commands(C_CHECKS)
+    commands += ["frame select 0"] + marked("selected-0", "utf8-check cstr")
+    commands += ["frame select 1"] + marked("selected-1", "utf8-check cstr")
+    out = lldb("live", commands, [requests])
+    run_checks(out, C_CHECKS, "live process")
+    run_checks(
+        out,
+        [
+            ("callee", "utf8-check cstr in checkpoint()", "error: use of undeclared identifier 'cstr'"),
+            ("selected-0", "utf8-check cstr after frame select 0", "error: use of undeclared identifier 'cstr'"),
+            ("selected-1", "utf8-check cstr after frame select 1", CSTR),
+        ],
+        "live process",
+    )
+
+
+CALLBACK = 'breakpoint command add -F utf8validate.stop_if_invalid -k args -v "req->body req->len"'
+# The line the callback prints before its report.
+CALLBACK_LINE = "utf8-check req->body req->len"
+STOP = (
+    'script print("@@stop id=%d handled-before=%d" % ('
+    'lldb.frame.GetValueForVariablePath("req->id").GetValueAsSigned(), '
+    'lldb.frame.GetValueForVariablePath("handled").GetValueAsSigned()))'
+)
+
+
+def test_callback(requests, core):
+    """The callback stops exactly on the requests with ill-formed bodies (one
+    `continue` per expected stop: a stop too many leaves the program unfinished, one
+    too few makes the last `continue` fail), printing utf8check's report. A core file
+    is saved at the first stop."""
+    invalid = [
+        (i, rid, body) for i, (rid, body) in enumerate(REQUESTS) if expected(body).startswith("invalid")
+    ]
+    commands = [IMPORT, "breakpoint set -n handle_request", CALLBACK, "run"]
+    for n, _ in enumerate(invalid):
+        commands.append(STOP)
+        if n == 0:
+            commands.append('process save-core -s stack "%s"' % core)
+        commands.append("continue")
+    commands.append("breakpoint list")
+    out = lldb("callback", commands, [requests])
+    stops = [line[len("@@stop ") :] for line in out.split("\n") if line.startswith("@@stop ")]
+    equal(stops, ["id=%d handled-before=%d" % (rid, i) for i, rid, _ in invalid], "callback stops")
+    reports = re.findall(
+        r"^utf8-check req->body req->len\n((?:invalid|valid) UTF-8.*\n(?:.*\|.*\n)*)", out, re.M
+    )
+    equal(
+        ["\n".join(l.rstrip() for l in r.strip("\n").split("\n")) for r in reports],
+        [expected(body) for _, _, body in invalid],
+        "the callback's reports",
+    )
+    check("hit count = %d" % len(REQUESTS) in out, "the breakpoint was hit on every request", out)
+    check("handled 4 requests, rejected 2" in out, "the program ran to its end", out)
+    check("exited with status = 0" in out, "the program exited", out)
+
+
+def test_core(requests, core):
+    """On the core file saved at the first invalid request: the callee's argument,
+    then main()'s buffers (its stack and read-only data); the heap is not in it."""
+    check(os.path.exists(core), "process save-core wrote %s" % core)
+    commands = [IMPORT] + marked("request", "utf8-check req->body req->len")
+    commands += ["up"] + check_commands(C_CHECKS)
+    commands += marked("heap", "utf8-check big")
+    out = lldb("core", commands, [requests, "-c", core])
+    check("Core file" in out and "was loaded" in out, "a core-file session", out)
+    run_checks(
+        out,
+        C_CHECKS
+        + [
+            ("request", "utf8-check req->body req->len", SURROGATE),
+            ("heap", "utf8-check big", "error: cannot read memory at 0x"),
+        ],
+        "core file",
+    )
+
+
+STRING_CHECKS = [
+    ("short", "utf8-check short_ok", SHORT_OK),
+    ("long", "utf8-check long_bad", LONG_BAD),
+    # Its size counts, not its first NUL.
+    ("nul", "utf8-check with_nul", WITH_NUL),
+    ("view", "utf8-check view", VIEW),
+    ("ref", "utf8-check ref", SHORT_OK),
+    ("prefix", "utf8-check long_bad 40", LONG_BAD[:40]),
+    ("too-long", "utf8-check long_bad 46", "error: LEN 46 exceeds the 45 bytes of the string"),
+]
+
+
+def test_strings(name, exe, short_in_object):
+    """std::string and std::string_view, live and on a core file (where only a
+    string short enough to be kept inside the object, on the stack, is readable)."""
+    core = os.path.join(TMP, name + ".dmp")
+    if os.path.exists(core):
+        os.remove(core)
+    commands = [IMPORT, "breakpoint set -n checkpoint", "run", "up"]
+    commands += check_commands(STRING_CHECKS)
+    commands += ['process save-core -s stack "%s"' % core]
+    out = lldb(name, commands, [exe])
+    run_checks(out, STRING_CHECKS, name)
+    commands = [IMPORT, "up"]
+    commands += marked("short", "utf8-check short_ok") + marked("long", "utf8-check long_bad")
+    out = lldb(name + "-core", commands, [exe, "-c", core])
+    unreadable = "error: cannot read memory at 0x"
+    if not short_in_object:  # the copy-on-write string's length is on the heap too
+        unreadable = "error: cannot read the length stored before the string's data: " + unreadable[7:]
+    run_checks(
+        out,
+        [
+            ("short", "utf8-check short_ok", SHORT_OK if short_in_object else unreadable),
+            ("long", "utf8-check long_bad", unreadable),
+        ],
+        name + " core file",
+    )
+
+
+def test_errors(requests):
+    """Error messages; the edge of a mapping (checked before any expression, for
+    which lldb may map a page into the process); a function call refused and not
+    made; the help."""
+    edge_cases = [
+        ("edge", "utf8-check edge"),
+        ("edge-len", "utf8-check edge 17"),
+        ("edge-readable", "utf8-check edge 16"),
+        ("big", "utf8-check big"),
+        ("big-len", "utf8-check big 2097151"),
+    ]
+    cases = [
+        ("(char *)0", "error: the pointer is NULL"),
+        ("(char *)8 4", "error: cannot read memory at 0x8: byte 0 of the 4 bytes at 0x8"),
+        ("requests", "error: request[4] is not an array of bytes (char, unsigned char, uint8_t)"),
+        ("name 17", "error: LEN 17 exceeds the 16 bytes of the array"),
+        ("word -1", "error: LEN is negative: -1"),
+        ("word nosuch", "error: LEN nosuch: use of undeclared identifier 'nosuch'"),
+        ("&handled", "error: int * points to int, not to bytes"),
+        ("", "error: usage: utf8-check EXPR [LEN]"),
+        ("5", "error: utf8-check needs a char/unsigned char/uint8_t pointer"),
+        ("word handle_request(&requests[0])", "error: LEN handle_request(&requests[0]): "),
+    ]
+    address = 'script print("@@%s=%%d" %% lldb.frame.GetValueForVariablePath("%s").GetValueAsUnsigned())'
+    commands = [IMPORT, "breakpoint set -n checkpoint", "run", "up"]
+    commands += [address % ("edge", "edge"), address % ("big", "big")]
+    for label, command in edge_cases:
+        commands += marked(label, command)
+    for i, (arguments, _) in enumerate(cases):
+        commands += marked("case%d" % i, ("utf8-check " + arguments).strip())
+    commands += [address % ("handled", "handled")]
+    commands += marked("help", "help utf8-check")
+    # A callback whose bytes cannot be read stops at the first hit and says why.
+    commands += ["breakpoint set -n handle_request",
+                 'breakpoint command add -F utf8validate.stop_if_invalid -k args -v "req->body nosuch"',
+                 "continue", STOP]
+    out = lldb("errors", commands, [requests])
+    edge = int(re.search(r"^@@edge=(\d+)$", out, re.M).group(1))
+    big = int(re.search(r"^@@big=(\d+)$", out, re.M).group(1))
+    page = edge + 16
+    run_checks(
+        out,
+        [
+            ("edge", "utf8-check edge",
+             "error: cannot read memory at %#x (byte 16 of the string at %#x) before finding its"
+             " NUL; give the length: utf8-check EXPR LEN" % (page, edge)),
+            ("edge-len", "utf8-check edge 17",
+             "error: cannot read memory at %#x: byte 16 of the 17 bytes at %#x" % (page, edge)),
+            ("edge-readable", "utf8-check edge 16", b"a" * 16),
+            ("big", "utf8-check big",
+             "error: no NUL in the first 1048576 bytes of the string at %#x; give the length:"
+             " utf8-check EXPR LEN" % big),
+            ("big-len", "utf8-check big 2097151", b"a" * 2097151),
+        ]
+        + [("case%d" % i, "utf8-check " + a, m) for i, (a, m) in enumerate(cases)],
+        "errors",
+    )
+    equal(re.search(r"^@@handled=(\d+)$", out, re.M).group(1), "0",
+          "handle_request() was not called by utf8-check")
+    check("error: utf8-check: LEN nosuch: use of undeclared identifier 'nosuch'" in out
+          and "@@stop id=1 handled-before=0" in out,
+          "a callback that cannot read its bytes stops at the first hit with the error", out)
+    help_text = section(out, "help")
+    for part in ("Check whether a string or buffer", "Usage: utf8-check EXPR [LEN]",
+                 "utf8validate.stop_if_invalid", '-k args -v "req->body req->len"'):
+        check(part in help_text, "help utf8-check shows %r" % part, help_text)
+
+
+# Writable data that the program changed: its file still holds the first contents.
+WRITABLE_C = r"""
+char status[8] = "idle";
+__attribute__((noinline)) void stop(void) {}
+int main(void) {
+  status[0] = (char)0xC0; /* an overlong C0 AF: "idle" is gone */
+  status[1] = (char)0xAF;
+  stop();
+  return status[0];
+}
+"""
+
+
+def test_core_writable_data():
+    """A core file without the program's writable data: utf8-check says it cannot
+    read it, rather than check the program file's stale first contents."""
+    source = os.path.join(TMP, "writable.c")
+    with open(source, "w") as f:
+        f.write(WRITABLE_C)
+    exe = os.path.join(TMP, "writable")
+    result = run(["clang", "-g", "-O0", source, "-o", exe])
+    check(result.returncode == 0, "clang writable.c", result.stderr)
+    core = os.path.join(TMP, "writable.dmp")
+    if os.path.exists(core):
+        os.remove(core)
+    commands = [IMPORT, "breakpoint set -n stop", "run", "up"]
+    commands += marked("live", "utf8-check status")
+    commands += ['process save-core -s stack "%s"' % core]
+    out = lldb("writable", commands, [exe])
+    run_checks(out, [("live", "utf8-check status", b"\xC0\xAFle\0\0\0\0")], "writable data")
+    out = lldb("writable-core", [IMPORT, "up"] + marked("core", "utf8-check status"), [exe, "-c", core])
+    run_checks(out, [("core", "utf8-check status", "error: cannot read memory at 0x")],
+               "writable data, core file")
+
+
+def test_no_process_and_missing_library(requests):
+    """Without a process, read-only data is read from the program's file; a library
+    that cannot be loaded is reported with the paths tried."""
+    out = lldb("no-process", [IMPORT] + marked("static", "utf8-check surrogate"), [requests])
+    run_checks(out, [("static", "utf8-check surrogate", SURROGATE + b"\0")], "no process")
+    missing = os.path.join(TMP, "nowhere", "libutf8validate.so")
+    out = lldb("missing", [IMPORT] + marked("load", "utf8-check surrogate"), [requests],
+               env={"UTF8VALIDATE_LIB": missing})
+    want = ("error: utf8validate: cannot load libutf8validate; tried:\n  %s: no such file\n"
+            "Set UTF8VALIDATE_LIB to the library's path" % missing)
+    got = section(out, "load")
+    check(got.startswith(want), "missing library", "expected %r, got:\n%s" % (want, got))
+
+
+def test_installed_layout(requests):
+    """PREFIX/share/utf8validate/lldb/utf8validate.py finds its shared module in
+    PREFIX/share/utf8validate/debugger and the library in PREFIX/lib."""
+    prefix = os.path.join(TMP, "prefix")
+    shutil.rmtree(prefix, ignore_errors=True)
+    libdir = os.path.join(prefix, "lib")
+    os.makedirs(libdir)
+    real = "libutf8validate.so.0.0.0"
+    shutil.copy(LIBRARY, os.path.join(libdir, real))
+    os.symlink(real, os.path.join(libdir, "libutf8validate.so"))
+    for directory, source in (("lldb", EXTENSION), ("debugger", SHARED)):
+        os.makedirs(os.path.join(prefix, "share", "utf8validate", directory))
+        shutil.copy(source, os.path.join(prefix, "share", "utf8validate", directory))
+    commands = ["command script import " + os.path.join(prefix, "share/utf8validate/lldb/utf8validate.py")]
+    commands += marked("check", "utf8-check surrogate")
+    commands += ['script import sys; print("@@library=" + sys.modules["utf8validate_debugger"].library().utf8validate_path)']
+    out = lldb("installed", commands, [requests], env={"UTF8VALIDATE_LIB": None, "LD_LIBRARY_PATH": None, "CARGO_TARGET_DIR": None})
+    run_checks(out, [("check", "utf8-check surrogate", SURROGATE + b"\0")], "installed layout")
+    found = re.search(r"^@@library=(.*)$", out, re.M)
+    check(found is not None and found.group(1).startswith(libdir + os.sep),
+          "the library is taken from PREFIX/lib", out)
+
+
+def readme_sessions():
+    """The README's lldb session: its shell commands and, for each `$ lldb ...`, the
+    lldb commands with what the README shows after each."""
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    part = text[text.index("### In lldb") :]
+    part = part[: part.index("\n### ", 1)]
+    shell, sessions = [], []
+    for block in re.findall(r"```console\n(.*?)```", part, re.S):
+        for line in block.split("\n"):
+            if line.startswith("$ lldb "):
+                sessions.append((line[2:], []))
+            elif line.startswith("$ "):
+                shell.append(line[2:])
+            elif line.startswith("(lldb) target create "):
+                continue  # lldb's echo of its own command line
+            elif line.startswith("(lldb) "):
+                sessions[-1][1].append((line[len("(lldb) ") :], []))
+            elif sessions and sessions[-1][1]:
+                sessions[-1][1][-1][1].append(line.rstrip())
+    return shell, sessions
+
+
+def test_readme():
+    """The README's session, run as written from a directory holding its program, its
+    core file and links to lldb/ and debugger/: every utf8-check prints what the
+    README shows (addresses aside), and that is utf8check's verdict."""
+    shell, sessions = readme_sessions()
+    check(len(sessions) == 2, "the README has a live and a core-file lldb session", sessions)
+    work = os.path.join(TMP, "readme")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    for name in ("lldb", "debugger", "include", "c-tests"):
+        os.symlink(os.path.join(ROOT, name), os.path.join(work, name))
+    os.symlink(os.path.dirname(RELEASE), os.path.join(work, "target"))
+    for command in shell:
+        if command.startswith("cargo "):
+            continue  # .ci/lldb-tests.sh has built the library
+        match = re.fullmatch(r"export PYTHONPATH=(\S+)", command)
+        if match:
+            check(os.path.realpath(match.group(1)) == os.path.realpath(PYTHONPATH),
+                  "the README's PYTHONPATH is lldb's Python directory here", command)
+            continue
+        result = subprocess.run(command, shell=True, cwd=work, capture_output=True, text=True)
+        check(result.returncode == 0, "README: %s" % command, result.stderr)
+    # What the README's outputs must be: the callback's report on each stop, and each
+    # utf8-check, by the bytes it reads.
+    by_command = {
+        "utf8-check req->body req->len": None,  # the stopped request's body
+        "utf8-check name": NAME,
+        "utf8-check cstr": CSTR,
+        "utf8-check word 3": WORD[:3],
+    }
+    stops = iter([body for _, body in REQUESTS if expected(body).startswith("invalid")])
+    core_request = None
+    for index, (start, commands) in enumerate(sessions):
+        out = lldb("readme-%d" % index, [c for c, _ in commands], start.split()[1:], cwd=work,
+                   env={"UTF8VALIDATE_LIB": None})
+        outputs = echo_sections(out, [c for c, _ in commands])
+        shown_all, got_all = [], []
+        for (command, shown), got in zip(commands, outputs):
+            while shown and not shown[-1]:
+                shown = shown[:-1]
+            if command in ("run", "continue"):
+                body = next(stops, None)
+                if body is not None:
+                    if core_request is None:
+                        core_request = body
+                    want = expected(body).split("\n")
+                    at = shown.index(CALLBACK_LINE) + 1 if CALLBACK_LINE in shown else 0
+                    equal(shown[at : at + len(want)], want, "README: the report after `%s`" % command)
+            if command.startswith("utf8-check "):
+                body = by_command.get(command)
+                if command == "utf8-check req->body req->len":
+                    body = core_request
+                if body is not None:
+                    equal("\n".join(shown), expected(body), "README: what `%s` shows" % command)
+                shown_all.append([re.sub(r"0x[0-9a-f]+", "0x…", l) for l in shown])
+                got_all.append([re.sub(r"0x[0-9a-f]+", "0x…", l) for l in got])
+        equal(got_all, shown_all, "README session %d: utf8-check prints what the README shows" % index)
+
+
+def echo_sections(out, commands):
+    """For each of `commands` in turn, the lines lldb printed after its echo, up to
+    the next echo."""
+    lines = out.split("\n")
+    echoes = [i for i, line in enumerate(lines) if line.startswith("(lldb) ")]
+    sections, at = [], 0
+    for command in commands:
+        while at < len(echoes) and lines[echoes[at]] != "(lldb) " + command:
+            at += 1
+        if at == len(echoes):
+            sections.append(["<`%s` did not run>" % command])
+            continue
+        end = echoes[at + 1] if at + 1 < len(echoes) else len(lines)
+        got = [line.rstrip() for line in lines[echoes[at] + 1 : end]]
+        while got and not got[-1]:
+            got.pop()
+        sections.append(got)
+        at += 1
+    return sections
+
+
+def main():
+    global PYTHONPATH
+    started = time.time()
+    for tool in ("lldb", "clang", "clang++"):
+        if shutil.which(tool) is None:
+            skip_or_fail("%s is not installed (Debian: lldb python3-lldb-14 clang)" % tool)
+    for built in (LIBRARY, UTF8CHECK):
+        if not os.path.exists(built):
+            skip_or_fail("%s is not built (cargo build --release)" % built)
+    PYTHONPATH = lldb_python_path()
+    if PYTHONPATH is None:
+        skip_or_fail("lldb's Python package is not installed (Debian: python3-lldb-14)")
+    os.makedirs(TMP, exist_ok=True)
+
+    static = os.path.join(RELEASE, "libutf8validate.a")
+    requests = compile_program("clang", "requests.c", os.path.join(TMP, "requests"),
+                               ["-std=c99", "-pedantic"], [static])
+    core = os.path.join(TMP, "requests.dmp")
+    if os.path.exists(core):
+        os.remove(core)
+    test_live(requests)
+    test_callback(requests, core)
+    test_core(requests, core)
+    test_errors(requests)
+    test_core_writable_data()
+    test_no_process_and_missing_library(requests)
+    test_installed_layout(requests)
+    test_readme()
+    for name, flags, short_in_object in (
+        ("libstdc++", ["-D_GLIBCXX_USE_CXX11_ABI=1"], True),
+        ("libstdc++-cow", ["-D_GLIBCXX_USE_CXX11_ABI=0"], False),
+        ("libc++", ["-stdlib=libc++"], True),
+    ):
+        exe = os.path.join(TMP, "strings-" + name)
+        probe = run(["clang++", "-std=c++17", *flags, "-o", exe,
+                     os.path.join(ROOT, "c-tests", "gdb", "strings.cpp")])
+        if probe.returncode != 0:
+            # libc++ is not among the packages .ci/run installs.
+            print("  %s: skipped, clang++ %s cannot build here:\n    %s"
+                  % (name, " ".join(flags), probe.stderr.strip().split("\n")[0]))
+            continue
+        test_strings(name, compile_program("clang++", "strings.cpp", exe, ["-std=c++17"] + flags),
+                     short_in_object)
+    print("lldb tests: %.1f s" % (time.time() - started))
+    print("lldb: %d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,438 @@
+# utf8validate for lldb: check whether memory of the debugged program is well-formed
+# UTF-8 (RFC 3629 section 4), with the libutf8validate library.
+#
+# Load it with
+#     (lldb) command script import /path/to/utf8validate/lldb/utf8validate.py
+# (see lldb/README.md). It adds
+#
+#     utf8-check EXPR [LEN]    a command (see `help utf8-check`)
+#     utf8validate.stop_if_invalid
+#                              a breakpoint callback that continues when the bytes
+#                              are well-formed, so the breakpoint stops only on
+#                              ill-formed ones:
+#         breakpoint set -n handle_request
+#         breakpoint command add -F utf8validate.stop_if_invalid -k args -v "req->body req->len"
+#
+# Nothing here calls into the debugged program: EXPR and LEN are read as variable
+# paths or evaluated by lldb's expression interpreter without JIT (so a function call
+# in them is refused), the bytes are read with lldb's memory API, and they are
+# validated by libutf8validate loaded into lldb's own Python with ctypes. So it works
+# on a stopped thread and on a core file.
+
+import importlib.util
+import os
+import re
+import sys
+
+import lldb
+
+_SCRIPT_DIR = os.path.dirname(os.path.realpath(__file__))
+SHARED = "utf8validate_debugger"
+
+
+def _import_shared():
+    """utf8validate_debugger.py, the part shared with the gdb extension: the one
+    already loaded, else the one in debugger/ beside this script's directory (the
+    source tree, and PREFIX/share/utf8validate/ when installed), else one on Python's
+    path."""
+    if SHARED in sys.modules:
+        return sys.modules[SHARED]
+    directory = os.path.join(os.path.dirname(_SCRIPT_DIR), "debugger")
+    path = os.path.join(directory, SHARED + ".py")
+    if os.path.exists(path):
+        spec = importlib.util.spec_from_file_location(SHARED, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[SHARED] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(SHARED)
+    except ImportError:
+        raise ImportError(
+            "utf8validate: cannot find %s.py (shared with the gdb extension) in %s"
+            " or on Python's path" % (SHARED, directory)
+        )
+
+
+shared = _import_shared()
+Error = shared.Error
+
+# lldb's one-byte character types (char8_t has no basic type in older lldb).
+_BYTE_TYPES = {
+    lldb.eBasicTypeChar,
+    lldb.eBasicTypeSignedChar,
+    lldb.eBasicTypeUnsignedChar,
+}
+if hasattr(lldb, "eBasicTypeChar8"):
+    _BYTE_TYPES.add(lldb.eBasicTypeChar8)
+
+
+# libc++'s basic_string, in its versioned inline namespace (std::__1 by default);
+# libstdc++'s std::__cxx11::basic_string is recognised by its fields first.
+_LIBCXX_STRING = re.compile(r"^std::__\w+::basic_string<")
+
+# A decimal or hexadecimal integer literal, with an optional sign and C suffix.
+_INTEGER = re.compile(r"^([+-]?(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0))[uUlL]*$")
+
+
+class _Context:
+    """Where EXPR is evaluated and memory read: a frame (when there is a process or
+    a core file), a target and a process (possibly invalid)."""
+
+    def __init__(self, target, process, frame):
+        self.target = target
+        self.process = process
+        self.frame = frame
+
+    @classmethod
+    def of_command(cls, exe_ctx):
+        # lldb.frame and lldb.target are None inside a command: the execution context
+        # is what `up` and `frame select` change.
+        target = exe_ctx.GetTarget()
+        if not target.IsValid():
+            raise Error("no target: load a program or a core file first")
+        return cls(target, exe_ctx.GetProcess(), exe_ctx.GetFrame())
+
+    @classmethod
+    def of_frame(cls, frame):
+        process = frame.GetThread().GetProcess()
+        return cls(process.GetTarget(), process, frame)
+
+    # --- reading memory ---
+
+    def read(self, address, length):
+        """The `length` bytes at `address`, or None when any cannot be read: from the
+        process (or the core file's memory), else from a read-only section of the
+        program's files (a core file without that memory). A writable section's file
+        contents are not what the program held, so they are never used."""
+        if self.process.IsValid():
+            error = lldb.SBError()
+            data = self.process.ReadMemory(address, length, error)
+            if error.Success() and data is not None and len(data) == length:
+                return data
+        section = self.target.ResolveLoadAddress(address).GetSection()
+        if not section.IsValid() or section.GetPermissions() & lldb.ePermissionsWritable:
+            return None
+        error = lldb.SBError()
+        data = self.target.ReadMemory(lldb.SBAddress(address, self.target), length, error)
+        if error.Success() and data is not None and len(data) == length:
+            return data
+        return None
+
+    def read_exact(self, address, length):
+        return shared.read_exact(self.read, address, length)
+
+    def word(self, address):
+        """The pointer-sized unsigned integer at `address`."""
+        size = self.target.GetAddressByteSize()
+        return int.from_bytes(self.read_exact(address, size), _byte_order(self.target))
+
+    # --- evaluating EXPR and LEN ---
+
+    def evaluate(self, text):
+        """The value of `text`: a variable path (`req->body`, `names[2]`) as `frame
+        variable` reads it, an integer literal (a Python int), else an expression of
+        lldb's interpreter without JIT, so that no function runs in the program. (For
+        the last, lldb may still map a scratch page into a live process, as for any
+        `expression` command: hence the first two.)"""
+        text = text.strip()
+        literal = _INTEGER.match(text)
+        if literal:
+            return int(literal.group(1), 0)
+        if self.frame.IsValid():
+            value = self.frame.GetValueForVariablePath(text)
+            if value.IsValid() and value.GetError().Success():
+                return value
+        options = lldb.SBExpressionOptions()
+        options.SetAllowJIT(False)
+        options.SetIgnoreBreakpoints(True)
+        options.SetTryAllThreads(False)
+        options.SetFetchDynamicValue(lldb.eNoDynamicValues)
+        options.SetSuppressPersistentResult(True)
+        if self.frame.IsValid():
+            value = self.frame.EvaluateExpression(text, options)
+        else:
+            value = self.target.EvaluateExpression(text, options)
+        if not value.IsValid() or not value.GetError().Success():
+            raise Error(_expression_error(value.GetError()))
+        return value
+
+
+def _byte_order(target):
+    return "big" if target.GetByteOrder() == lldb.eByteOrderBig else "little"
+
+
+def _expression_error(error):
+    """lldb's expression error without its `error:` and `<user expression N>:L:C:`
+    prefixes and without the source line and caret it quotes."""
+    lines = []
+    for line in str(error).splitlines():
+        line = line.strip()
+        while line.startswith("error:"):
+            line = line[len("error:") :].strip()
+        if line.startswith("<user expression"):
+            line = line.split(": ", 1)[-1]
+            if line.startswith("error: "):
+                line = line[len("error: ") :]
+        if not line or line == "expression failed to parse:":
+            continue
+        lines.append(line)
+    return lines[0] if lines else "cannot evaluate the expression"
+
+
+def _integer(value, what):
+    if isinstance(value, int):
+        return value
+    flags = value.GetType().GetCanonicalType().GetTypeFlags()
+    if not flags & (lldb.eTypeIsInteger | lldb.eTypeIsEnumeration):
+        raise Error("%s must be an integer, not %s" % (what, value.GetTypeName()))
+    if flags & lldb.eTypeIsSigned:
+        return value.GetValueAsSigned()
+    return value.GetValueAsUnsigned()
+
+
+def _is_byte(t):
+    """Whether the type `t` is a 1-byte character or integer type."""
+    t = t.GetCanonicalType()
+    return t.GetByteSize() == 1 and (t.GetBasicType() in _BYTE_TYPES or t.GetName() == "char8_t")
+
+
+def _field_names(t):
+    t = t.GetCanonicalType()
+    return [t.GetFieldAtIndex(i).GetName() for i in range(t.GetNumberOfFields())]
+
+
+def _field_offset(t, name):
+    t = t.GetCanonicalType()
+    for i in range(t.GetNumberOfFields()):
+        field = t.GetFieldAtIndex(i)
+        if field.GetName() == name:
+            return field.GetOffsetInBytes()
+    raise Error("%s has no field %s" % (t.GetName(), name))
+
+
+def _object_bytes(value):
+    """The bytes of the object `value` itself (a string's own bytes, where a short
+    string keeps its characters)."""
+    data = value.GetData()
+    error = lldb.SBError()
+    size = data.GetByteSize()
+    raw = data.ReadRawData(error, 0, size) if size else b""
+    if not error.Success() or raw is None or len(raw) != size:
+        raise Error("cannot read the %d bytes of %s" % (size, value.GetTypeName()))
+    return raw
+
+
+def _character_type_check(t, what):
+    """Refuses strings of other than 1-byte characters (their first template
+    argument)."""
+    character = t.GetCanonicalType().GetTemplateArgumentType(0)
+    if character.IsValid() and not _is_byte(character):
+        raise Error(
+            "%s holds %s, not bytes: only strings of 1-byte characters can be UTF-8"
+            % (what, character.GetName())
+        )
+
+
+def _std_string(ctx, value, length):
+    """The bytes of a std::string / std::string_view of libstdc++ or libc++, or None
+    when `value` is neither. The layouts are read from the object's bytes, since
+    clang's debug information often leaves the inner types (libstdc++'s
+    _Alloc_hider, libc++'s __rep) incomplete."""
+    t = value.GetType().GetCanonicalType()
+    names = set(_field_names(t))
+    order = _byte_order(ctx.target)
+    word = ctx.target.GetAddressByteSize()
+    inline = None  # a libc++ short string's characters, inside the object itself
+    if {"_M_str", "_M_len"} <= names:  # libstdc++ std::basic_string_view
+        what = "the string_view"
+        pointer = value.GetChildMemberWithName("_M_str").GetValueAsUnsigned()
+        size = value.GetChildMemberWithName("_M_len").GetValueAsUnsigned()
+    elif "_M_dataplus" in names:  # libstdc++ std::basic_string
+        what = "the string"
+        # _M_dataplus is an _Alloc_hider: an empty allocator and then _M_p, the data.
+        raw = _object_bytes(value)
+        at = _field_offset(t, "_M_dataplus")
+        pointer = int.from_bytes(raw[at : at + word], order)
+        if "_M_string_length" in names:  # the C++11 ABI
+            size = value.GetChildMemberWithName("_M_string_length").GetValueAsUnsigned()
+        else:
+            # The copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0): its _Rep
+            # { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
+            try:
+                size = ctx.word(pointer - 3 * word)
+            except Error as e:
+                raise Error("cannot read the length stored before the string's data: %s" % e)
+    elif {"__data", "__size"} <= names or {"__data_", "__size_"} <= names:
+        what = "the string_view"  # libc++ std::basic_string_view
+        suffix = "" if "__data" in names else "_"
+        pointer = value.GetChildMemberWithName("__data" + suffix).GetValueAsUnsigned()
+        size = value.GetChildMemberWithName("__size" + suffix).GetValueAsUnsigned()
+    elif "__r_" in names or _LIBCXX_STRING.match(t.GetUnqualifiedType().GetName()):
+        what = "the string"  # libc++ std::basic_string
+        pointer, size, inline = _libcxx_string(value, _object_bytes(value), word, order)
+    else:
+        return None
+    _character_type_check(t, what)
+    size = shared.length_arg(length, size, what)
+    if inline is not None:
+        return inline[:size]
+    return ctx.read_exact(pointer, size) if size else b""
+
+
+def _libcxx_string(value, raw, word, order):
+    """(data pointer, size, characters or None) of a libc++ string from its bytes
+    `raw`. Little-endian layouts only. The usual one starts with the short/long flag
+    (bit 0 of the first byte): a long string is {capacity | 1, size, data}, a short
+    one {size << 1, characters...}. The alternate layout
+    (_LIBCPP_ABI_ALTERNATE_STRING_LAYOUT, long = {data, size, capacity}) keeps the
+    flag in bit 7 of its last byte, with the short size in bits 0-6."""
+    if order != "little":
+        raise Error("libc++ strings are read on little-endian targets only")
+
+    def at(offset):
+        return int.from_bytes(raw[offset : offset + word], order)
+
+    # Its __rep is __r_.__value_ up to libc++ 18, __rep_ (in an unnamed member) since.
+    long_fields = []
+    for path in (("__r_", "__value_", "__l"), ("__rep_", "__l")):
+        member = value
+        for name in path:
+            member = member.GetChildMemberWithName(name)
+        if member.IsValid():
+            long_fields = _field_names(member.GetType())
+            break
+    alternate = bool(long_fields) and long_fields[0] == "__data_"
+    if alternate:
+        flag = raw[3 * word - 1]
+        if flag & 0x80:
+            return at(0), at(word), None
+        size = flag & 0x7F
+        return None, size, raw[:size]
+    flag = raw[0]
+    if flag & 1:
+        return at(2 * word), at(word), None
+    size = flag >> 1
+    return None, size, raw[1 : 1 + size]
+
+
+def bytes_of(ctx, value, length=None):
+    """The bytes `value` designates (see `help utf8-check`): a pointer to 1-byte
+    characters (`length` bytes, or up to its NUL), an array of them (its size, or
+    `length`), or a std::string / std::string_view (libstdc++ or libc++)."""
+    if isinstance(value, int):
+        raise Error(
+            "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string"
+            " or a std::string_view, not an integer"
+        )
+    value = value.GetNonSyntheticValue()
+    t = value.GetType().GetCanonicalType()
+    while t.IsReferenceType():
+        value = value.Dereference().GetNonSyntheticValue()
+        t = value.GetType().GetCanonicalType()
+    if t.IsPointerType():
+        pointee = t.GetPointeeType().GetCanonicalType()
+        void = pointee.GetBasicType() == lldb.eBasicTypeVoid
+        if not (_is_byte(pointee) or (void and length is not None)):
+            raise Error(
+                "%s points to %s, not to bytes: cast it, e.g. (const char *)EXPR%s"
+                % (
+                    value.GetTypeName(),
+                    value.GetType().GetPointeeType().GetName(),
+                    "" if length is not None else ", or give LEN",
+                )
+            )
+        address = value.GetValueAsUnsigned()
+        if length is None:
+            if address == 0:
+                raise Error("the pointer is NULL")
+            return shared.read_cstring(ctx.read, address)
+        length = shared.length_arg(length)
+        if length == 0:
+            return b""
+        if address == 0:
+            raise Error("the pointer is NULL (with LEN %d)" % length)
+        return ctx.read_exact(address, length)
+    if t.IsArrayType():
+        if not _is_byte(t.GetArrayElementType()):
+            raise Error(
+                "%s is not an array of bytes (char, unsigned char, uint8_t)"
+                % value.GetTypeName()
+            )
+        size = shared.length_arg(length, t.GetByteSize(), "the array")
+        address = value.GetLoadAddress()
+        if address == lldb.LLDB_INVALID_ADDRESS:
+            # Not in the program's memory: the result of an expression.
+            return _object_bytes(value)[:size]
+        return ctx.read_exact(address, size) if size else b""
+    if t.GetTypeClass() in (lldb.eTypeClassClass, lldb.eTypeClassStruct):
+        data = _std_string(ctx, value, length)
+        if data is not None:
+            return data
+    raise Error(
+        "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string"
+        " or a std::string_view, not %s" % value.GetTypeName()
+    )
+
+
+def _bytes_of_arguments(ctx, arguments):
+    value, length = shared.split_arguments(arguments, ctx.evaluate)
+    return bytes_of(ctx, value, None if length is None else _integer(length, "LEN"))
+
+
+# --- the command and the breakpoint callback -----------------------------------------
+
+
+def utf8_check(debugger, command, exe_ctx, result, internal_dict):
+    try:
+        text = shared.report(_bytes_of_arguments(_Context.of_command(exe_ctx), command))
+    except Error as e:
+        result.SetError(str(e))
+        return
+    result.AppendMessage(text)
+
+
+utf8_check.__doc__ = "Check whether a string or buffer of the program is well-formed UTF-8.\n\n" + (
+    shared.HELP
+    % {
+        "cxx_strings": "libstdc++ or libc++",
+        "see_also": """The program is not called: the bytes are read from its memory (a core
+file works too) and checked by libutf8validate loaded into lldb. EXPR and
+LEN are variable paths (as `frame variable` takes them), integers, or
+expressions of lldb's interpreter run without JIT, so that a function call
+is refused.
+
+To stop at a breakpoint only on ill-formed bytes, give it the callback
+utf8validate.stop_if_invalid with EXPR [LEN] as its `args` (one line):
+  breakpoint command add -F utf8validate.stop_if_invalid
+    -k args -v "req->body req->len"
+""",
+    }
+)
+
+
+def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
+    """Breakpoint callback: continues when the bytes that `args` (`EXPR [LEN]`, as
+    for utf8-check, evaluated in the stopped frame) designates are well-formed UTF-8;
+    otherwise prints utf8-check's report and stops. When they cannot be read, it
+    prints why and stops."""
+    arguments = extra_args.GetValueForKey("args")
+    try:
+        if not arguments.IsValid():
+            raise Error(
+                'stop_if_invalid needs its EXPR [LEN]: breakpoint command add'
+                ' -F utf8validate.stop_if_invalid -k args -v "EXPR [LEN]"'
+            )
+        text = arguments.GetStringValue(4096)
+        data = _bytes_of_arguments(_Context.of_frame(frame), text)
+        if shared.check(data) is None:
+            return False
+        print("utf8-check %s\n%s" % (text, shared.report(data)))
+    except Error as e:
+        print("error: utf8-check: %s" % e)
+    return True
+
+
+def __lldb_init_module(debugger, internal_dict):
+    # The module's name is the imported file's stem.
+    debugger.HandleCommand("command script add -f %s.utf8_check utf8-check" % __name__)
