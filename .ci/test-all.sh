@@ -37,6 +37,9 @@ step "no panic paths (release library)" bash .ci/panic-free.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
 step "packaging and consumers" bash .ci/packaging-tests.sh
+# The nginx module built against Debian's nginx-dev (shared and static library), its
+# functional tests in a real nginx on 127.0.0.1, and a soak of 1,000,000 requests.
+step "nginx module" bash .ci/nginx-tests.sh
 # The independent C ABI benchmark builds against the installed static library, and
 # every contender gives each input's known answer (timings not read here).
 step "C ABI benchmark (smoke)" bash .ci/c-abi-bench-smoke.sh
