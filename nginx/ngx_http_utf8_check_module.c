@@ -70,6 +70,7 @@ static ngx_int_t ngx_http_utf8_check_headers(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx);
 static size_t ngx_http_utf8_check_decode(u_char *dst, u_char *src,
     size_t len);
+static int ngx_http_utf8_check_hex(u_char c);
 static ngx_int_t ngx_http_utf8_check_reject(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx,
     ngx_http_utf8_check_where_t *where, utf8_error *err, u_char *data,
@@ -383,34 +384,60 @@ ngx_http_utf8_check_args(ngx_http_request_t *r,
 static size_t
 ngx_http_utf8_check_decode(u_char *dst, u_char *src, size_t len)
 {
-    u_char  *d, *end;
-    u_char   c, hi, lo;
+    u_char  *d, *end, *pct;
+    int      hi, lo;
 
     d = dst;
     end = src + len;
 
     while (src < end) {
-        c = *src++;
 
-        if (c == '%' && end - src >= 2) {
-            hi = src[0] | 0x20;
-            lo = src[1] | 0x20;
+        /* copy the run up to the next "%" */
 
-            if (((hi >= '0' && hi <= '9') || (hi >= 'a' && hi <= 'f'))
-                && ((lo >= '0' && lo <= '9') || (lo >= 'a' && lo <= 'f')))
-            {
-                hi = (hi <= '9') ? hi - '0' : hi - 'a' + 10;
-                lo = (lo <= '9') ? lo - '0' : lo - 'a' + 10;
-                *d++ = (u_char) (hi << 4 | lo);
-                src += 2;
-                continue;
-            }
+        pct = ngx_strlchr(src, end, '%');
+        if (pct == NULL) {
+            pct = end;
         }
 
-        *d++ = c;
+        d = ngx_cpymem(d, src, pct - src);
+        src = pct;
+
+        if (src == end) {
+            break;
+        }
+
+        hi = (end - src >= 3) ? ngx_http_utf8_check_hex(src[1]) : -1;
+        lo = (hi >= 0) ? ngx_http_utf8_check_hex(src[2]) : -1;
+
+        if (lo >= 0) {
+            *d++ = (u_char) (hi << 4 | lo);
+            src += 3;
+
+        } else {
+            *d++ = *src++;                  /* not an escape: "%" stays */
+        }
     }
 
     return d - dst;
+}
+
+
+static int
+ngx_http_utf8_check_hex(u_char c)
+{
+    if (c >= '0' && c <= '9') {
+        return c - '0';
+    }
+
+    if (c >= 'a' && c <= 'f') {
+        return c - 'a' + 10;
+    }
+
+    if (c >= 'A' && c <= 'F') {
+        return c - 'A' + 10;
+    }
+
+    return -1;
 }
 
 

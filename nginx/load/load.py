@@ -4,8 +4,9 @@ starts and stops (its own prefix, configuration and logs).
 
   load.py bench --module M.so   requests per second on well-formed requests (a 200-byte
       query, a few headers) with utf8_check off, with utf8_check on (uri args
-      headers), and with ModSecurity's @validateUtf8Encoding on the same parts, side by
-      side in one nginx. Rounds alternate between the three; the medians are reported.
+      headers), with ModSecurity's @validateUtf8Encoding on the same parts, and with
+      ModSecurity's engine and no rule, side by side in one nginx. Rounds alternate
+      between them; the medians are reported.
   load.py soak --module M.so    1,000,000 requests, every other one ill-formed (in the
       URI, an argument, a header, the body), in ten runs of 100,000: every answer is
       200 or 400 as it should be, no worker exits on a signal (the same worker pid
@@ -68,6 +69,17 @@ MODSECURITY_RULES = r"""
         ';
 """
 
+# ModSecurity's engine with no rule: what it costs before any operator runs.
+MODSECURITY_ENGINE = r"""
+        modsecurity on;
+        modsecurity_rules '
+            SecRuleEngine On
+            SecRequestBodyAccess Off
+            SecResponseBodyAccess Off
+            SecAuditEngine Off
+        ';
+"""
+
 
 def cpu_model():
     info = {}
@@ -111,14 +123,15 @@ def parse_wrk(out):
 
 
 def bench(args, work):
-    ports = {name: free_port() for name in ("off", "on", "modsecurity")}
+    ports = {name: free_port() for name in ("off", "on", "modsecurity", "modsec-engine")}
     loads = ["load_module %s;" % os.path.abspath(args.module)]
     servers = server(ports["off"], "") + server(ports["on"], "        utf8_check on;")
     names = ["off", "on"]
     if os.path.exists(args.modsecurity):
         loads.append("load_module %s;" % args.modsecurity)
         servers += server(ports["modsecurity"], MODSECURITY_RULES)
-        names.append("modsecurity")
+        servers += server(ports["modsec-engine"], MODSECURITY_ENGINE)
+        names += ["modsecurity", "modsec-engine"]
     else:
         print("ModSecurity module not found at %s: compared with off only" % args.modsecurity)
     conf = COMMON.format(load="\n".join(loads), user=user_directive(), work=work,
@@ -129,7 +142,7 @@ def bench(args, work):
         # Each configuration does what it claims: an overlong "/" in the path and a
         # surrogate in a header are rejected where checked, and let through where not.
         for name in names:
-            want = 200 if name == "off" else 400
+            want = 200 if name in ("off", "modsec-engine") else 400
             # (http.client sends header values as Latin-1: these are the bytes ED A0 80)
             for path, headers in (("/p/%C0%AF", {}), ("/p/", {"X-Bad": "\xed\xa0\x80"})):
                 req = urllib.request.Request("http://127.0.0.1:%d%s" % (ports[name], path),
@@ -142,8 +155,10 @@ def bench(args, work):
                     raise SystemExit("bench: %s answered %s to an invalid %s with %d, not %d"
                                      % (name, path, "header" if headers else "path", got, want))
         results = {name: [] for name in names}
+        cpu = {name: [] for name in names}
         for rnd in range(args.rounds):
             for name in names:
+                cpu_before = worker_cpu_seconds(nginx)
                 run = subprocess.run(wrk_argv(args, ports[name], "valid", 0, args.duration),
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
                 out = run.stdout
@@ -151,7 +166,9 @@ def bench(args, work):
                     raise SystemExit("bench: wrk failed:\n" + out)
                 rps, total, _ = parse_wrk(out)
                 results[name].append(rps)
-                print("round %d  %-12s %10.0f requests/s  (%d requests)" % (rnd + 1, name, rps, total))
+                cpu[name].append(1e6 * (worker_cpu_seconds(nginx) - cpu_before) / max(total, 1))
+                print("round %d  %-14s %8.0f requests/s  %5.2f worker CPU us/request  (%d requests)"
+                      % (rnd + 1, name, rps, cpu[name][-1], total))
     finally:
         nginx.stop()
     median = {name: statistics.median(v) for name, v in results.items()}
@@ -161,11 +178,27 @@ def bench(args, work):
              ", worker_cpu_affinity %s, wrk on CPUs %s" % (args.nginx_cpu_mask, args.wrk_cpus)
              if args.nginx_cpu_mask else ""))
     print("median requests/s: " + ", ".join("%s %.0f" % (n, median[n]) for n in names))
-    print("utf8_check on / off: %.3f" % (median["on"] / median["off"]))
+    print("median worker CPU us/request: " + ", ".join(
+        "%s %.2f" % (n, statistics.median(cpu[n])) for n in names))
+    print("utf8_check on / off: %.3f (median of the rounds' own ratios %.3f)"
+          % (median["on"] / median["off"],
+             statistics.median(a / b for a, b in zip(results["on"], results["off"]))))
     if "modsecurity" in median:
         print("ModSecurity / off: %.3f" % (median["modsecurity"] / median["off"]))
+        print("ModSecurity's engine without rules / off: %.3f"
+              % (median["modsec-engine"] / median["off"]))
         print("utf8_check on / ModSecurity: %.2f" % (median["on"] / median["modsecurity"]))
     return 0
+
+
+def worker_cpu_seconds(nginx):
+    """User plus system CPU time of the workers so far, in seconds."""
+    total = 0
+    for pid in nginx.worker_pids():
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def stub_requests(port):

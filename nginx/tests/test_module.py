@@ -444,6 +444,7 @@ def test_percent_rules(run, ports):
         (b"a=%%C0%AF", 1),               # "%" then %C0 %AF
         (b"a=%zz%C0%AF", 1),             # "%zz" stays
         (b"a=%4%C0%AF", 1),              # "%4" stays
+        (b"a=%1g%C0%AF", 1),             # "%1g" stays
         (b"a=+%c0%af", 1),               # lower-case hex; "+" stays
         (b"a=1&b=x%26%ED%A0%80", 2),     # %26 is data, not a separator
         (b"a=1&&b=%F4%90%80%80", 3),     # an empty argument counts
