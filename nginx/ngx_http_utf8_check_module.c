@@ -270,6 +270,14 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
     if ((lcf->parts & NGX_HTTP_UTF8_CHECK_BODY)
         && (r->headers_in.content_length_n > 0 || r->headers_in.chunked))
     {
+        if (r->request_body || r->discard_body) {
+            /* another module read it first: its bytes never passed here */
+            ngx_log_error(NGX_LOG_WARN, r->connection->log, 0,
+                          "utf8_check: the request body was read before the "
+                          "rewrite phase and is not checked");
+            return NGX_DECLINED;
+        }
+
         /*
          * Read the whole body now, so that no content handler or upstream
          * sees any of it before it is checked; the request body filter below
