@@ -21,7 +21,7 @@ nginx_src=/usr/share/nginx/src
 nginx_bin=/usr/sbin/nginx
 
 missing=
-for tool in cargo cmake pkg-config cc make python3 wrk readelf nm; do
+for tool in cargo cmake pkg-config cc make python3 wrk curl readelf nm; do
   command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 [ -x "$nginx_bin" ] || missing="$missing nginx"
@@ -31,7 +31,7 @@ if [ -n "$missing" ]; then
     echo "nginx-tests: FAIL: not installed:$missing (CI=true)" >&2
     exit 1
   fi
-  echo "nginx-tests: SKIPPED: not installed:$missing (apt-get install nginx nginx-dev wrk cmake pkg-config build-essential)"
+  echo "nginx-tests: SKIPPED: not installed:$missing (apt-get install nginx nginx-dev wrk curl cmake pkg-config build-essential)"
   exit 0
 fi
 

@@ -19,6 +19,7 @@ import random
 import re
 import shutil
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -168,6 +169,15 @@ http {{
         location / {{ return 200 "ok\\n"; }}
     }}
 
+    # HTTP/2 without TLS (clients use prior knowledge), every part.
+    server {{
+        listen 127.0.0.1:{port_h2} http2;
+        utf8_check on;
+        utf8_check_parts uri args headers body;
+        client_max_body_size 0;
+        location / {{ return 200 "ok\n"; }}
+    }}
+
     # The module loaded, utf8_check not set (off).
     server {{
         listen 127.0.0.1:{port_unset};
@@ -186,7 +196,8 @@ class Nginx(NginxProcess):
         conf = NGINX_CONF.format(
             module=module, work=work, user=user_directive(),
             port_all=ports["all"], port_default=ports["default"],
-            port_unset=ports["unset"], port_backend=ports["backend"])
+            port_unset=ports["unset"], port_backend=ports["backend"],
+            port_h2=ports["h2"])
         self.access_log = os.path.join(work, "access.log")
         os.makedirs(work, exist_ok=True)
         open(self.access_log, "wb").close()
@@ -308,7 +319,8 @@ class Run:
         without, no line. `result`: what $utf8_check_result must be in the access
         log ("-" when nothing was checked)."""
         self.count += 1
-        got_status, headers, body = exchange(port, path, **kw)
+        send = kw.pop("send", exchange)
+        got_status, headers, body = send(port, path, **kw)
         lines = self.nginx.new_error_lines()
         access = self.nginx.next_access_line()
         if got_status != status:
@@ -489,6 +501,53 @@ def test_directives(run, ports):
         run.fail("proxied", "the backend saw rejected requests: %r" % run.nginx.backend.seen[seen:])
 
 
+def curl_h2(port, path, headers=(), body=None, content_length=True):
+    """One HTTP/2 request with curl (prior knowledge, no TLS); (status, {}, body)."""
+    argv = ["curl", "-s", "--http2-prior-knowledge", "-o", "-", "-w", "\n%{http_code}",
+            b"http://127.0.0.1:%d" % port + path]
+    for name, value in headers:
+        argv += ["-H", name + b": " + value]
+    if body is not None:
+        argv += ["--data-binary", "@-", "-H", "Content-Type:"]
+        if not content_length:
+            argv += ["-H", "Content-Length:"]
+    out = subprocess.run(argv, input=b"".join(body or []), stdout=subprocess.PIPE,
+                         check=False).stdout
+    answer, _, code = out.rpartition(b"\n")
+    return int(code or 0), {}, answer
+
+
+def test_http2(run, ports):
+    """The same checks over HTTP/2 (curl --http2-prior-knowledge): URI, argument,
+    header value, body with and without a length, a 3 MB body."""
+    if shutil.which("curl") is None:
+        if os.environ.get("CI") == "true":
+            run.fail("HTTP/2", "curl is not installed (CI=true)")
+        else:
+            print("HTTP/2 tests skipped: curl is not installed")
+        return
+    port = ports["h2"]
+    text = VALID_TEXT.encode()
+    run.expect("HTTP/2: valid", port, b"/v/" + pct(text) + b"?a=" + pct(text), 200,
+               headers=[(b"X-Text", text)], body=[text], send=curl_h2)
+    for name, seq in (("overlong", b"\xc0\xaf"), ("surrogate", b"\xed\xa0\x80"),
+                      ("above U+10FFFF", b"\xf4\x90\x80\x80"), ("truncated", b"\xe2\x82")):
+        s = sample(seq)
+        run.expect("HTTP/2: %s in the URI" % name, port, b"/t/" + pct(s), 400, part="uri",
+                   data=b"/t/" + s, send=curl_h2)
+        run.expect("HTTP/2: %s in an argument" % name, port, b"/t/?a=" + pct(s), 400,
+                   part="args", data=b"a=" + s, where=("argument", 1), send=curl_h2)
+        run.expect("HTTP/2: %s in a header value" % name, port, b"/t/", 400, part="header",
+                   data=s, where=("header", "x-test"), headers=[(b"X-Test", s)], send=curl_h2)
+        for length in (True, False):
+            run.expect("HTTP/2: %s in the body, %s length" % (name, "with" if length else "without"),
+                       port, b"/t/", 400, part="body", data=s, body=[s], content_length=length,
+                       send=curl_h2)
+    big = big_body(random.Random(2), 3 * 1024 * 1024) + b"\xf0\x80\x80\xaf"
+    run.expect("HTTP/2: 3 MB body, error at its end", port, b"/t/", 400, part="body",
+               data=big, body=[big], content_length=False, send=curl_h2)
+
+
 def big_body(rng, size):
     """`size` bytes of well-formed UTF-8 text with 1- to 4-byte characters."""
     words = [c.encode() for c in "abc xyz\né€𝄞日本語ñ"]
@@ -550,14 +609,14 @@ def main():
     nginx = None
     backend = None
     try:
-        ports = {k: free_port() for k in ("all", "default", "unset", "backend")}
+        ports = {k: free_port() for k in ("all", "default", "unset", "backend", "h2")}
         backend = Backend(ports["backend"])
         threading.Thread(target=backend.serve_forever, daemon=True).start()
         nginx = Nginx(args.nginx, os.path.abspath(args.module), work, ports)
         nginx.backend = backend
         run = Run(nginx)
         for test in (test_valid, test_cases, test_percent_rules, test_directives,
-                     test_big_bodies):
+                     test_http2, test_big_bodies):
             t = time.time()
             before = run.count
             test(run, ports)
