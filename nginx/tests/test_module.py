@@ -469,6 +469,49 @@ def test_percent_rules(run, ports):
                    data=pct_decode(raw_arg), where=("argument", position))
 
 
+def random_query(rng):
+    """Arguments of raw text, %XX escapes (of characters, of bytes, in either case),
+    stray "%" and "+", raw UTF-8 and, now and then, a raw or escaped ill-formed
+    byte: runs of every length between escapes, for the decoder's word steps."""
+    pieces = []
+    for _ in range(rng.randint(1, 6)):
+        arg = b""
+        for _ in range(rng.randint(0, 12)):
+            kind = rng.random()
+            if kind < 0.35:
+                arg += bytes(rng.choice(b"abcXYZ019-_.~=+*:/") for _ in range(rng.randint(1, 17)))
+            elif kind < 0.65:
+                ch = rng.choice("aé€𝄞日").encode()
+                arg += b"".join((b"%%%02x" if rng.random() < 0.3 else b"%%%02X") % b for b in ch)
+            elif kind < 0.75:
+                arg += rng.choice([b"%", b"%g", b"%4", b"%%", b"%4g", b"%%41"])
+            elif kind < 0.9:
+                arg += rng.choice("é€𝄞").encode()
+            elif kind < 0.95:
+                arg += rng.choice([b"%80", b"%C0", b"%ed%a0", b"%F4%90", b"\xff", b"\xc3"])
+            else:
+                arg += rng.choice([b"%E2%82", b"\xe2\x82"])  # cut short if last
+        pieces.append(arg)
+    return b"&".join(pieces)
+
+
+def test_random_arguments(run, ports):
+    """Random queries: status, argument and offset as the oracle finds them in the
+    arguments decoded by the documented rule."""
+    rng = random.Random(3986)
+    for i in range(300):
+        query = random_query(rng)
+        for position, raw in enumerate(query.split(b"&"), 1):
+            data = pct_decode(raw)
+            if check_against_python(data):
+                run.expect("random arguments %d: %r" % (i, query), ports["all"],
+                           b"/t/?" + query, 400, part="args", data=data,
+                           where=("argument", position))
+                break
+        else:
+            run.expect("random arguments %d: %r" % (i, query), ports["all"], b"/t/?" + query, 200)
+
+
 def test_directives(run, ports):
     """utf8_check_status, utf8_check_log_level, the defaults, error_page, and that
     no upstream sees a rejected request."""
@@ -615,8 +658,8 @@ def main():
         nginx = Nginx(args.nginx, os.path.abspath(args.module), work, ports)
         nginx.backend = backend
         run = Run(nginx)
-        for test in (test_valid, test_cases, test_percent_rules, test_directives,
-                     test_http2, test_big_bodies):
+        for test in (test_valid, test_cases, test_percent_rules, test_random_arguments,
+                     test_directives, test_http2, test_big_bodies):
             t = time.time()
             before = run.count
             test(run, ports)
