@@ -166,9 +166,11 @@ def bench(args, work):
                     raise SystemExit("bench: wrk failed:\n" + out)
                 rps, total, _ = parse_wrk(out)
                 results[name].append(rps)
-                cpu[name].append(1e6 * (worker_cpu_seconds(nginx) - cpu_before) / max(total, 1))
-                print("round %d  %-14s %8.0f requests/s  %5.2f worker CPU us/request  (%d requests)"
-                      % (rnd + 1, name, rps, cpu[name][-1], total))
+                used = worker_cpu_seconds(nginx) - cpu_before
+                cpu[name].append(1e6 * used / max(total, 1))
+                print("round %d  %-14s %8.0f requests/s  %6.2f worker CPU us/request,"
+                      " worker busy %3.0f%%" % (rnd + 1, name, rps, cpu[name][-1],
+                                               100 * used / args.duration))
     finally:
         nginx.stop()
     median = {name: statistics.median(v) for name, v in results.items()}
@@ -180,13 +182,17 @@ def bench(args, work):
     print("median requests/s: " + ", ".join("%s %.0f" % (n, median[n]) for n in names))
     print("median worker CPU us/request: " + ", ".join(
         "%s %.2f" % (n, statistics.median(cpu[n])) for n in names))
-    print("utf8_check on / off: %.3f (median of the rounds' own ratios %.3f)"
+    print("utf8_check on / off: %.3f requests/s (median of the rounds' own ratios %.3f);"
+          " %.3f by worker CPU time per request"
           % (median["on"] / median["off"],
-             statistics.median(a / b for a, b in zip(results["on"], results["off"]))))
+             statistics.median(a / b for a, b in zip(results["on"], results["off"])),
+             statistics.median(cpu["off"]) / statistics.median(cpu["on"])))
     if "modsecurity" in median:
-        print("ModSecurity / off: %.3f" % (median["modsecurity"] / median["off"]))
-        print("ModSecurity's engine without rules / off: %.3f"
-              % (median["modsec-engine"] / median["off"]))
+        for name, label in (("modsecurity", "ModSecurity"),
+                            ("modsec-engine", "ModSecurity's engine without rules")):
+            print("%s / off: %.3f requests/s; %.3f by worker CPU time per request"
+                  % (label, median[name] / median["off"],
+                     statistics.median(cpu["off"]) / statistics.median(cpu[name])))
         print("utf8_check on / ModSecurity: %.2f" % (median["on"] / median["modsecurity"]))
     return 0
 
