@@ -157,7 +157,9 @@ def bench(args, work):
         results = {name: [] for name in names}
         cpu = {name: [] for name in names}
         for rnd in range(args.rounds):
-            for name in names:
+            # every other round in reverse order, so that a drift of the machine's
+            # speed during a round does not favour one configuration
+            for name in (names if rnd % 2 == 0 else names[::-1]):
                 cpu_before = worker_cpu_seconds(nginx)
                 run = subprocess.run(wrk_argv(args, ports[name], "valid", 0, args.duration),
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -182,18 +184,18 @@ def bench(args, work):
     print("median requests/s: " + ", ".join("%s %.0f" % (n, median[n]) for n in names))
     print("median worker CPU us/request: " + ", ".join(
         "%s %.2f" % (n, statistics.median(cpu[n])) for n in names))
-    print("utf8_check on / off: %.3f requests/s (median of the rounds' own ratios %.3f);"
-          " %.3f by worker CPU time per request"
-          % (median["on"] / median["off"],
-             statistics.median(a / b for a, b in zip(results["on"], results["off"])),
-             statistics.median(cpu["off"]) / statistics.median(cpu["on"])))
+    # Ratios within each round (the runs of a round are seconds apart), then their
+    # median: the machine's speed changes more between rounds than within one.
+    def ratio(a, b):
+        rps = statistics.median(x / y for x, y in zip(results[a], results[b]))
+        per_request = statistics.median(y / x for x, y in zip(cpu[a], cpu[b]))
+        return "%.3f by requests/s, %.3f by worker CPU time per request" % (rps, per_request)
+
+    print("utf8_check on / off: " + ratio("on", "off"))
     if "modsecurity" in median:
-        for name, label in (("modsecurity", "ModSecurity"),
-                            ("modsec-engine", "ModSecurity's engine without rules")):
-            print("%s / off: %.3f requests/s; %.3f by worker CPU time per request"
-                  % (label, median[name] / median["off"],
-                     statistics.median(cpu["off"]) / statistics.median(cpu[name])))
-        print("utf8_check on / ModSecurity: %.2f" % (median["on"] / median["modsecurity"]))
+        print("ModSecurity / off: " + ratio("modsecurity", "off"))
+        print("ModSecurity's engine without rules / off: " + ratio("modsec-engine", "off"))
+        print("utf8_check on / ModSecurity: " + ratio("on", "modsecurity"))
     return 0
 
 
