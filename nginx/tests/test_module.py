@@ -62,8 +62,8 @@ VALID_TEXT = "héllo wörld € 𝄞 日本語"  # 1- to 4-byte characters
 
 
 def sample(seq):
-    """The sequence after valid text, and before "z" unless it is cut short (so that
-    it stays cut short at the end of the part)."""
+    """The sequence after valid text, and before more text unless it is cut short
+    (which it must stay, at the end of the part)."""
     cut_short = check_against_python(seq)[2] == "truncated"
     return PREFIX + seq + (b"" if cut_short else SUFFIX)
 
