@@ -48,6 +48,9 @@ step "the Rust crate alone" bash .ci/core-crate.sh
 step "packaging and consumers" bash .ci/packaging-tests.sh
 # The C library built on this machine, used by a Debian 11 (glibc 2.31) userland.
 step "Debian 11 consumer" bash .ci/debian11-tests.sh
+# The nginx module built against Debian's nginx-dev (shared and static library), its
+# functional tests in a real nginx on 127.0.0.1, and a soak of 1,000,000 requests.
+step "nginx module" bash .ci/nginx-tests.sh
 # The independent C ABI benchmark builds against the installed static library, and
 # every contender gives each input's known answer (timings not read here).
 step "C ABI benchmark (smoke)" bash .ci/c-abi-bench-smoke.sh
