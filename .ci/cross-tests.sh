@@ -62,15 +62,15 @@ target_dir=${CARGO_TARGET_DIR:-target}
 started=$SECONDS
 
 echo "== $target: Rust suites of utf8validate-core (release)"
-cargo test --quiet --release -p utf8validate-core --target "$target" "${rust_tests[@]}"
+cargo test --quiet --profile test-release -p utf8validate-core --target "$target" "${rust_tests[@]}"
 if [ "$exhaustive" = yes ]; then
   echo "== $target: the exhaustive and long tests"
-  cargo test --quiet --release -p utf8validate-core --target "$target" --test exhaustive \
+  cargo test --quiet --profile test-release -p utf8validate-core --target "$target" --test exhaustive \
     --test stream --test backends --test diagnostics -- --ignored
 fi
 
 # The back ends this CPU runs, best first, as the crate sees them on this target.
-mapfile -t backends < <(cargo test --quiet --release -p utf8validate-core --target "$target" \
+mapfile -t backends < <(cargo test --quiet --profile test-release -p utf8validate-core --target "$target" \
   --test force_backend -- --ignored --exact --nocapture list_backends 2>/dev/null |
   sed -n 's/^backend: //p')
 [ ${#backends[@]} -gt 0 ] || { echo "cross-tests: no back end listed for $target" >&2; exit 1; }
@@ -78,7 +78,7 @@ echo "== $target: back ends: ${backends[*]}"
 for forced in "" "${backends[@]}"; do
   expect=${forced:-${backends[0]}}
   UTF8VALIDATE_BACKEND=$forced UTF8VALIDATE_EXPECT_SELECTED=$expect \
-    cargo test --quiet --release -p utf8validate-core --target "$target" --test force_backend \
+    cargo test --quiet --profile test-release -p utf8validate-core --target "$target" --test force_backend \
     -- --ignored --exact child_reports_selected
 done
 

@@ -36,7 +36,7 @@ echo "== inside: $(chroot "$root" ldd --version | head -n 1); $(chroot "$root" g
 
 echo "== the library, built on this machine"
 cargo build --quiet --release -p utf8validate --lib
-cargo test --quiet --release -p utf8validate-core --test force_backend -- --ignored --exact \
+cargo test --quiet --profile test-release -p utf8validate-core --test force_backend -- --ignored --exact \
   --nocapture list_backends 2>/dev/null | sed -n 's/^backend: //p' >"$target_dir/debian11-backends"
 mapfile -t backends <"$target_dir/debian11-backends"
 [ ${#backends[@]} -gt 0 ] || { echo "no back end listed" >&2; exit 1; }

@@ -33,10 +33,10 @@ step "clippy" cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test (debug)" cargo test
 # The exhaustive and long differential tests, in release mode.
 step "exhaustive and long tests (release)" \
-  cargo test --release -p utf8validate-core --test exhaustive --test stream --test backends \
+  cargo test --profile test-release -p utf8validate-core --test exhaustive --test stream --test backends \
   --test diagnostics -- --ignored
 # The C suite against the optimised library.
-step "C suite (release)" cargo test --release -p utf8validate-c-tests --test c_suite --test linkage
+step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
 # The lldb extension in a real lldb: live, breakpoint callback, core file, README session.
 step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.

@@ -32,29 +32,34 @@ pub fn library_version() -> String {
         .to_string()
 }
 
-/// `target/<profile>/`, after `cargo build -p utf8validate` for this test's profile
-/// (`--release` when the tests are optimised): the C library exactly as `cargo build`
-/// makes it (`libutf8validate.a`, `.so` and its soname link), with `panic = "abort"`
-/// and without the standard library. (`cargo test` never builds that library: it
-/// would build it with unwinding, for a test harness.) Built once per test process;
+/// `target/release/` (or `target/debug/` for a debug build of the tests), after
+/// `cargo build -p utf8validate`: the C library exactly as `cargo build` makes it
+/// (`libutf8validate.a`, `.so` and its soname link), with `panic = "abort"`, LTO and
+/// without the standard library. (`cargo test` never builds that library: it would
+/// build it with unwinding, for a test harness.) Optimised tests (`--release`, or the
+/// profile `test-release`) get the release library. Built once per test process;
 /// cargo does nothing when it is up to date.
 pub fn library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("the test knows its own path");
         // target/<profile>/deps/<test>: cargo builds into the same target directory.
-        let dir = exe
-            .parent()
-            .and_then(Path::parent)
+        let target = exe
+            .ancestors()
+            .nth(3)
             .expect("the test executable is in target/<profile>/deps")
             .to_path_buf();
+        let release = !cfg!(debug_assertions);
+        let dir = target.join(if release { "release" } else { "debug" });
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut build = Command::new(cargo);
         build
             .args(["build", "--quiet", "--lib", "--package", "utf8validate"])
             .arg("--manifest-path")
-            .arg(repository().join("Cargo.toml"));
-        if !cfg!(debug_assertions) {
+            .arg(repository().join("Cargo.toml"))
+            .arg("--target-dir")
+            .arg(&target);
+        if release {
             build.arg("--release");
         }
         let status = build.status().expect("cargo runs");
