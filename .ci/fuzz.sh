@@ -159,7 +159,10 @@ if $want_c; then
   # Rust targets: AddressSanitizer (so ASan checks the library's own loads, not only
   # the harness's), libFuzzer's coverage counters and compare tracing (so the fuzzer
   # is guided by the library's branches), debug assertions and overflow checks.
-  # Its own target dir: other RUSTFLAGS, and only the C library.
+  # Its own target dir: other RUSTFLAGS, and only the static library (an instrumented
+  # shared library would need the sanitizer runtime at its own link), without LTO
+  # (LLVM's coverage instrumentation leaves references that an LTO object cannot
+  # resolve).
   say "building libutf8validate.a for c_api (ASan + coverage)"
   c_target_dir="$target_dir/c_api"
   if ! RUSTFLAGS="-Zsanitizer=address -Cpasses=sancov-module \
@@ -168,7 +171,8 @@ if $want_c; then
       -Cllvm-args=-sanitizer-coverage-pc-table \
       -Cllvm-args=-sanitizer-coverage-trace-compares \
       -Cdebug-assertions -Coverflow-checks -Cforce-frame-pointers -Cdebuginfo=1" \
-    cargo build --quiet --release --package utf8validate --lib \
+    CARGO_PROFILE_RELEASE_LTO=false \
+    cargo rustc --quiet --release --package utf8validate --lib --crate-type staticlib \
       --target "$triple" --target-dir "$c_target_dir" >"$seeds/build-c.log" 2>&1; then
     cat "$seeds/build-c.log"
     say "FAIL: building the static library for c_api"

@@ -913,7 +913,7 @@ fn same_line_char_byte_as_isutf8_for_every_kind_of_the_draft() {
 #[test]
 fn markus_kuhn_stress_test_like_isutf8_and_std() {
     let path = format!(
-        "{}/../shared/testdata/UTF-8-test.txt",
+        "{}/../../shared/testdata/UTF-8-test.txt",
         env!("CARGO_MANIFEST_DIR")
     );
     let Ok(bytes) = fs::read(&path) else {

@@ -10,8 +10,9 @@ use std::path::{Path, PathBuf};
 use oracle::std_error;
 
 fn shared(dir: &str) -> Option<PathBuf> {
+    // `shared/` lies beside the repository, whose top is this crate's parent.
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
+        .join("../..")
         .join("shared")
         .join(dir);
     if path.is_dir() {
