@@ -55,7 +55,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::hint::cold_path;
 use crate::scalar;
-use crate::sequence::trailing_sequence;
+use crate::sequence::open_state;
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::{self, State};
@@ -77,15 +77,14 @@ type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 /// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
 type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
-/// A back end's verdict on a piece of a chunked input: true iff `state` (not
-/// ERROR) followed by the `len` bytes at `ptr` (at most [`SHORT`]) returns the
-/// draft's machine to START with nothing ill-formed. Calling one is `unsafe`, as
-/// for [`ValidateFn`].
-type ValidatePieceFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> bool;
+/// A back end's verdict on a piece of data in pieces, the end left open: true iff
+/// `state` (not ERROR) followed by the `len` bytes at `ptr` holds nothing
+/// ill-formed, though it may end inside a sequence. Calling one is `unsafe`, as for
+/// [`ValidateFn`].
+type ValidateOpenFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> bool;
 
 /// Inputs up to this long are first tried as all-ASCII, inline: one block of the
-/// SIMD back ends (64 bytes). Also the longest piece of chunked input that a back
-/// end's `validate_piece` takes.
+/// SIMD back ends (64 bytes).
 const SHORT: usize = 64;
 
 #[cfg(simd_back_end)]
@@ -118,7 +117,7 @@ struct Implementation {
     available: fn() -> bool,
     first_error: FirstErrorFn,
     validate: ValidateFn,
-    validate_piece: ValidatePieceFn,
+    validate_open: ValidateOpenFn,
 }
 
 fn always() -> bool {
@@ -133,7 +132,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::avx512::available,
         first_error: simd::x86::avx512::first_error,
         validate: simd::x86::avx512::validate,
-        validate_piece: simd::x86::avx512::validate_piece,
+        validate_open: simd::x86::avx512::validate_open,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -141,7 +140,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::avx2::available,
         first_error: simd::x86::avx2::first_error,
         validate: simd::x86::avx2::validate,
-        validate_piece: simd::x86::avx2::validate_piece,
+        validate_open: simd::x86::avx2::validate_open,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -149,7 +148,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::ssse3::available,
         first_error: simd::x86::ssse3::first_error,
         validate: simd::x86::ssse3::validate,
-        validate_piece: simd::x86::ssse3::validate_piece,
+        validate_open: simd::x86::ssse3::validate_open,
     },
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Implementation {
@@ -157,7 +156,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::aarch64::neon::available,
         first_error: simd::aarch64::neon::first_error,
         validate: simd::aarch64::neon::validate,
-        validate_piece: simd::aarch64::neon::validate_piece,
+        validate_open: simd::aarch64::neon::validate_open,
     },
     SCALAR,
 ];
@@ -168,7 +167,7 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: scalar::scalar_first_error,
     validate: scalar::scalar_validate,
-    validate_piece: scalar::scalar_validate_piece,
+    validate_open: scalar::scalar_validate_open,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -220,7 +219,7 @@ static DETECT: Implementation = Implementation {
     available: always,
     first_error: detect_first_error,
     validate: detect_validate,
-    validate_piece: detect_validate_piece,
+    validate_open: detect_validate_open,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -271,10 +270,10 @@ unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
 /// [`DETECT`]'s verdict on a piece: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`ValidatePieceFn`]'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_validate_piece(state: State, ptr: *const u8, len: usize) -> bool {
+/// None beyond [`ValidateOpenFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_validate_open(state: State, ptr: *const u8, len: usize) -> bool {
     // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().validate_piece)(state, ptr, len) }
+    unsafe { (detect().validate_open)(state, ptr, len) }
 }
 
 /// The cached back end.
@@ -353,12 +352,23 @@ unsafe fn first_error_with(
     unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
 }
 
-/// Pieces from this long up to one block are checked in one call from their
-/// carried state (a back end's `validate_piece`): at least as long as the rest of
-/// any carried sequence. `tests/backends.rs` fails with 2.
+/// Pieces at least this long are checked by a back end (in one call, from the
+/// carried state), and their final state read off their last three bytes; shorter
+/// ones (which may not even finish the carried sequence) go through the draft's
+/// machine, at most two steps. With 2, a piece could end before the carried
+/// sequence does, and its last bytes would not tell its state: `tests/backends.rs`
+/// fails.
 const PIECE_FROM: usize = 3;
 
-/// [`validate_chunk`] with the back end that `backend()` returns.
+/// [`validate_chunk`] with the back end that `backend()` returns: the one mechanism
+/// for data in pieces (the stream's `feed` is built on it too).
+///
+/// A piece of at least [`PIECE_FROM`] bytes is checked whole by the back end's
+/// `validate_open`, from the carried state and with the end left open; the state it
+/// ends in is read off its last bytes ([`open_state`]), next to the check and not
+/// after it: no table lookup of the scalar machine stands between the state a piece
+/// answers and the next piece's check, so that consecutive pieces are checked in
+/// parallel.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -371,81 +381,22 @@ unsafe fn validate_chunk_with(
     if state == State::Error {
         return State::Error;
     }
-    if (PIECE_FROM..=SHORT).contains(&bytes.len()) {
-        // SAFETY: the caller guarantees the back end; `state` is not ERROR and
-        // the length is in range.
-        return unsafe { validate_piece_with(state, bytes, backend) };
+    if bytes.len() < PIECE_FROM {
+        return state_machine::run(state, bytes);
     }
-    let rest = match state {
-        State::Start => bytes,
-        _ => {
-            // Finish the carried sequence: at most 3 bytes.
-            let (carried, rest) = bytes.split_at(state.pending_continuations().min(bytes.len()));
-            match state_machine::run(state, carried) {
-                State::Start => rest,
-                // ERROR, or the input ended inside the carried sequence.
-                other => return other,
-            }
-        }
-    };
-    // `rest` starts on a character boundary.
-    let Some((whole, last)) = split_last_sequence(rest) else {
-        return State::Error;
-    };
-    // SAFETY: the caller guarantees the check runs on this CPU.
-    if !unsafe { validate_with(whole, backend) } {
-        return State::Error;
+    if state == State::Start && short_ascii(bytes) {
+        return State::Start;
     }
-    last
-}
-
-/// [`validate_chunk`] for a piece of [`PIECE_FROM`] bytes up to one block, from a
-/// state other than ERROR: the piece up to its last sequence (which may stop short
-/// and decides the final state) is checked from the carried state in one call to
-/// the back end, which takes the state's lead byte as the byte before the piece.
-/// No table lookup of the scalar machine stands between the state a piece answers
-/// and the next piece's check, so that consecutive pieces are checked in
-/// parallel.
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports; `state` is not ERROR
-/// and `bytes.len()` is in `PIECE_FROM..=BLOCK`.
-#[inline(always)]
-unsafe fn validate_piece_with(
-    state: State,
-    bytes: &[u8],
-    backend: impl FnOnce() -> &'static Implementation,
-) -> State {
-    // A piece of at least 3 bytes holds the rest of the carried sequence (at
-    // most 3 continuation bytes, never a lead byte), so the last sequence,
-    // found from its lead byte, starts after it.
-    let Some((whole, last)) = split_last_sequence(bytes) else {
-        return State::Error;
-    };
-    if short_ascii(whole) && state == State::Start {
-        return last;
-    }
-    // SAFETY: the caller guarantees the check runs on this CPU; `whole` is
-    // at most one block long; `state` is not ERROR.
-    if !unsafe { (backend().validate_piece)(state, whole.as_ptr(), whole.len()) } {
-        // A branch, not a select: the next piece's check starts from the
-        // state this answers, and must not wait for this piece's check.
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
+    // `len` describe the readable bytes of a slice; `state` is not ERROR.
+    if !unsafe { (backend().validate_open)(state, bytes.as_ptr(), bytes.len()) } {
+        // A branch, not a select: the next piece's check starts from the state
+        // this answers, and must not wait for this piece's check.
         cold_path();
         return State::Error;
     }
     last
-}
-
-/// A piece of a chunked input up to its last sequence, which must be complete,
-/// well-formed UTF-8 for the piece to be; and the state the last sequence (at most 4
-/// bytes, which may stop short) leaves, from START: the final state. `None` when
-/// that sequence is ill-formed. See [`trailing_sequence`].
-#[inline(always)]
-fn split_last_sequence(bytes: &[u8]) -> Option<(&[u8], State)> {
-    match trailing_sequence(bytes) {
-        (_, State::Error) => None,
-        (split, last) => Some((bytes.get(..split).unwrap_or(bytes), last)),
-    }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

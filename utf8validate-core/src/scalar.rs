@@ -247,21 +247,22 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
     first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
 }
 
-/// The scalar back end's verdict on a piece of a chunked input (see
-/// `crate::dispatch`'s `ValidatePieceFn`): true iff `state` followed by the `len`
-/// bytes at `ptr` returns the machine to START with nothing ill-formed. Also the
-/// fallback of `simd::check_piece` for pieces too short for a vector.
+/// The scalar back end's verdict on a piece of data in pieces (see
+/// `crate::dispatch`'s `ValidateOpenFn`): true iff `state` (not ERROR) followed by
+/// the `len` bytes at `ptr` holds nothing ill-formed, the end left open (the machine
+/// may end in any state but ERROR). Also the fallback of `simd::check_open` for
+/// pieces too short for a vector.
 ///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes.
 #[inline(never)]
-pub(crate) unsafe extern "C" fn scalar_validate_piece(
+pub(crate) unsafe extern "C" fn scalar_validate_open(
     state: State,
     ptr: *const u8,
     len: usize,
 ) -> bool {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }) == Ok(State::Start)
+    scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }).is_ok()
 }
 
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed
@@ -277,6 +278,21 @@ pub(crate) unsafe extern "C" fn scalar_validate_piece(
 pub(crate) fn first_error_from_boundary(bytes: &[u8], passed: usize) -> Option<usize> {
     let from = boundary_at_or_before(bytes, passed);
     first_error(bytes.get(from..)?).map(|error| from + error)
+}
+
+/// [`first_error_from_boundary`] with the end left open: a sequence cut short by the
+/// end of `bytes` is no error (a piece of data in pieces, which the next piece may
+/// finish).
+#[cfg(simd_back_end)]
+#[cold]
+#[inline(never)]
+pub(crate) fn first_error_from_boundary_open(bytes: &[u8], passed: usize) -> Option<usize> {
+    let from = boundary_at_or_before(bytes, passed);
+    let rest = bytes.get(from..)?;
+    match scan(State::Start, rest) {
+        Ok(_) => None,
+        Err(stop) => Some(from + error_offset(rest, stop)),
+    }
 }
 
 #[cfg(test)]

@@ -4,9 +4,10 @@
 //!
 //! A [`Stream`] is a small, caller-owned value (no heap). It remembers how many bytes
 //! came before the current sequence, the at most 3 bytes of a sequence that a chunk
-//! ended inside, and the first error once one is seen. Each chunk costs one run of
-//! the fast validator ([`crate::first_error`]) over its bulk, plus at most 3 steps of
-//! the draft's machine to finish the sequence carried over from the previous chunk.
+//! ended inside, and the first error once one is seen. Each piece is checked as
+//! [`crate::validate_chunk`] checks it (the same mechanism), from the state the carried bytes leave, in
+//! one call to the fast validator; only a piece that holds an error is looked at
+//! again, to find that error exactly.
 //!
 //! ```
 //! use utf8validate_core::{ErrorKind, Stream, Utf8Error};
@@ -22,6 +23,8 @@
 //! ```
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
+use crate::hint::cold_path;
+use crate::sequence::open_state;
 use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
@@ -73,9 +76,9 @@ const _: () = assert!(
         && core::mem::align_of::<Stream>() == core::mem::align_of::<usize>()
 );
 
-/// `a` followed by `b`, as the first `n` bytes of the array (at most 4 in all).
-fn joined(a: &[u8], b: &[u8]) -> ([u8; 4], usize) {
-    let mut seq = [0u8; 4];
+/// `a` followed by `b`, as the first `n` bytes of the array (at most 6 in all).
+fn joined(a: &[u8], b: &[u8]) -> ([u8; 6], usize) {
+    let mut seq = [0u8; 6];
     let mut n = 0;
     for (slot, &byte) in seq.iter_mut().zip(a.iter().chain(b)) {
         *slot = byte;
@@ -112,6 +115,98 @@ impl Stream {
         if self.failed != 0 {
             return false;
         }
+        let held = self.held();
+        // The check itself is the one of data in pieces (`validate_chunk`), from the
+        // state the carried bytes leave; the stream only keeps the count and the
+        // bytes of the sequence left open.
+        match crate::dispatch::validate_chunk(self.carried_state(), bytes) {
+            State::Start => {
+                self.consumed = self.consumed.saturating_add(held + bytes.len());
+                self.pending_len = 0;
+                true
+            }
+            State::Error => {
+                // Rare: find the first error exactly, with its offset and detail.
+                cold_path();
+                self.feed_exactly(bytes)
+            }
+            _ => {
+                self.hold_open_sequence(bytes, held);
+                true
+            }
+        }
+    }
+
+    /// How many bytes of `pending` are in use (0-3).
+    #[inline(always)]
+    fn held(&self) -> usize {
+        usize::from(self.pending_len).min(self.pending.len())
+    }
+
+    /// The draft machine's state after the carried bytes (START when there are
+    /// none), read off them as the state at the end of a piece is (the carried bytes
+    /// are a well-formed proper prefix of one sequence).
+    #[inline(always)]
+    fn carried_state(&self) -> State {
+        let [a, b, c] = self.pending;
+        // Right-aligned, after zeros (ASCII).
+        let last = match self.held() {
+            0 => return State::Start,
+            1 => [0, 0, a],
+            2 => [0, a, b],
+            _ => [a, b, c],
+        };
+        open_state(&last)
+    }
+
+    /// After a piece that leaves a sequence open: holds the bytes of that sequence
+    /// (1-3, from its lead byte: the last lead byte among the last three bytes fed,
+    /// carried ones included) and counts the bytes before it.
+    #[inline(always)]
+    fn hold_open_sequence(&mut self, bytes: &[u8], held: usize) {
+        let Some(&[b3, b2, b1]) = bytes.last_chunk::<3>() else {
+            // A piece of 1-2 bytes: the sequence may have begun in the carried bytes.
+            return self.hold_open_sequence_short(bytes, held);
+        };
+        let seq = if b1 >= 0xC0 {
+            [b1, 0, 0]
+        } else if b2 >= 0xC0 {
+            [b2, b1, 0]
+        } else {
+            [b3, b2, b1]
+        };
+        let open = if b1 >= 0xC0 {
+            1
+        } else if b2 >= 0xC0 {
+            2
+        } else {
+            3
+        };
+        self.consumed = self.consumed.saturating_add(held + bytes.len() - open);
+        self.pending = seq;
+        self.pending_len = open as u8;
+    }
+
+    /// [`hold_open_sequence`](Self::hold_open_sequence) for a piece shorter than 3
+    /// bytes: the open sequence is the carried bytes and the piece, from the last lead
+    /// byte among their last three.
+    #[cold]
+    fn hold_open_sequence_short(&mut self, bytes: &[u8], held: usize) {
+        let carried = self.pending.get(..held).unwrap_or_default();
+        let (all, n) = joined(carried, bytes);
+        let last = all.get(n.saturating_sub(3)..n).unwrap_or_default();
+        let from = last.iter().rposition(|&b| b >= 0xC0).unwrap_or(0);
+        let seq = last.get(from..).unwrap_or_default();
+        self.consumed = self.consumed.saturating_add(n - seq.len());
+        self.set_pending(seq);
+    }
+
+    /// [`feed`](Self::feed) for a piece that holds an ill-formed sequence (or ends one
+    /// the carried bytes started): finds the first error exactly, with the offset,
+    /// kind and maximal-subpart length [`crate::check`] gives. Returns the verdict.
+    #[cold]
+    #[inline(never)]
+    fn feed_exactly(&mut self, bytes: &[u8]) -> bool {
         let rest = match self.complete_pending(bytes) {
             Some(rest) => rest,
             None => return self.failed == 0,

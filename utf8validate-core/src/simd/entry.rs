@@ -3,8 +3,9 @@
 
 /// The entry points of a back end, for its vector type `$V` and target feature
 /// `$feature` (named `$name` in the docs): `first_error`, `validate` and
-/// `validate_piece`, which `crate::dispatch` caches, and the out-of-line `first_error_long`,
-/// `validate_long`, `first_error_tiered` and `check_tiered` they reach. Each is the generic function of
+/// `validate_open`, which `crate::dispatch` caches, and the out-of-line
+/// `first_error_long`, `validate_long`, `validate_open_long`, `first_error_tiered` and
+/// `check_tiered` they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
@@ -48,20 +49,43 @@ macro_rules! entry_points {
             }
         }
 
-        #[doc = concat!("[`crate::simd::check_piece`] with ", $name, ", for `crate::dispatch`'s")]
-        /// chunk check: true iff `state` followed by the `len` bytes at `ptr`
-        /// returns to START with nothing ill-formed.
+        #[doc = concat!("[`crate::simd::check_open`] with ", $name, ", for `crate::dispatch`'s")]
+        /// data in pieces: true iff `state` followed by the `len` bytes at `ptr` holds
+        /// nothing ill-formed, the end left open (it may be inside a sequence).
         ///
         /// # Safety
-        /// As for [`first_error`], `len <= simd::BLOCK`, and `state` is not ERROR.
+        /// As for [`first_error`], and `state` is not ERROR.
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn validate_piece(
+        pub(crate) unsafe extern "C" fn validate_open(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
         ) -> bool {
-            // SAFETY: as in `first_error`; the caller guarantees `len <= BLOCK`.
-            unsafe { $crate::simd::check_piece::<$V>(state, core::slice::from_raw_parts(ptr, len)) }
+            // SAFETY: as in `first_error`.
+            unsafe {
+                $crate::simd::check_open::<$V>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    |state, bytes| validate_open_long(state, bytes.as_ptr(), bytes.len()),
+                )
+            }
+        }
+
+        /// [`validate_open`] for pieces longer than one block, out of line.
+        ///
+        /// # Safety
+        /// As for [`validate_open`].
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe extern "C" fn validate_open_long(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+        ) -> bool {
+            // SAFETY: as in `first_error`; `len > BLOCK` where `check_open` calls it.
+            unsafe {
+                $crate::simd::check_open_long::<$V>(state, core::slice::from_raw_parts(ptr, len))
+            }
         }
 
         /// [`first_error`] for inputs longer than one block: the generic
@@ -134,7 +158,13 @@ macro_rules! entry_points {
         #[inline(never)]
         unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
             // SAFETY: as in `first_error`.
-            unsafe { $crate::simd::check_tiered::<$V>(bytes, at) }
+            unsafe {
+                $crate::simd::check_tiered::<$V, false>(
+                    bytes,
+                    at,
+                    <$V as $crate::simd::Vector>::splat(0),
+                )
+            }
         }
     };
 }

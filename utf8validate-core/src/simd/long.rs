@@ -7,7 +7,7 @@ use super::rules::{errors, Constants, FULL};
 use super::short::check_vectors;
 use super::tiers::{block_errors, check_stretch, Stretch};
 use super::{Vector, BLOCK};
-use crate::scalar::first_error_from_boundary;
+use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
 
 /// Inputs up to this long whose first block is not all ASCII are checked with
@@ -19,7 +19,7 @@ use crate::sequence::ends_inside_sequence;
 /// German 9-13% slower at 200-256 bytes (mostly ASCII with scattered accents: the
 /// tiered loop skips its ASCII blocks). 8 or 16 blocks lose up to 20% at 512-1000
 /// bytes of German and Russian text, which the tiers check more cheaply.
-const MEDIUM: usize = 4 * BLOCK;
+pub(super) const MEDIUM: usize = 4 * BLOCK;
 
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
 const ALIGN_FROM: usize = 16 * BLOCK;
@@ -74,7 +74,7 @@ pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
 #[inline(always)]
-unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
+pub(super) unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature; both `is_ascii` read one
@@ -119,12 +119,21 @@ fn next_block(start: *const u8, at: usize) -> usize {
 /// inputs that never get here do not pay for its set-up (saved registers,
 /// constants).
 ///
+/// `before` is the vector before the input (zeros for a whole input; the carried
+/// sequence's lead byte in the last lane for a piece of data in pieces), which only
+/// the first block looks at; with `OPEN`, an input that ends inside a sequence
+/// passes (see `super::piece`).
+///
 /// # Safety
 /// The CPU feature of `V` must be present, `bytes.len() > BLOCK`, and `at` is what
-/// [`leading_ascii`] answered for `bytes`. Call it only from a function compiled
-/// with that feature, so that this body is inlined and compiled with it.
+/// [`leading_ascii`] answered for `bytes` (or 0). Call it only from a function
+/// compiled with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Option<usize> {
+pub(crate) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
+    bytes: &[u8],
+    mut at: usize,
+    before: V,
+) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY (for the whole body): the caller guarantees the CPU feature. Every
@@ -134,9 +143,8 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
         let second = second_block(bytes);
         let k = Constants::<V>::new();
         if at == 0 {
-            // The first block, with the bytes before it taken as ASCII (the start
-            // of the input is a character boundary).
-            if first_block_errors(&k, start).any_nonzero() {
+            // The first block, with `before` before it.
+            if first_block_errors(&k, start, before).any_nonzero() {
                 return Some(0);
             }
             at = second;
@@ -183,28 +191,31 @@ pub(crate) unsafe fn check_tiered<V: Vector>(bytes: &[u8], mut at: usize) -> Opt
                 // 65 or 66 bytes: too few to look 3 bytes back from `len - 64`;
                 // the scalar machine checks the last bytes (and the end) from a
                 // boundary in the first block, which passed.
+                if OPEN {
+                    return first_error_from_boundary_open(bytes, BLOCK);
+                }
                 return first_error_from_boundary(bytes, BLOCK);
             }
         }
     }
-    if ends_inside_sequence(bytes, bytes.len()) {
+    if !OPEN && ends_inside_sequence(bytes, bytes.len()) {
         return Some(len);
     }
     None
 }
 
-/// The error lanes of the first block of an input (at `p`, its start), taking the
-/// bytes before it as ASCII.
+/// The error lanes of the first block of an input (at `p`, its start), with
+/// `before` the vector before it.
 ///
 /// # Safety
 /// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
 #[inline(always)]
-unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
+unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
     // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
     // `p..p + BLOCK`; the caller guarantees the CPU feature.
     unsafe {
         let mut error = V::splat(0);
-        let mut prev = V::splat(0);
+        let mut prev = before;
         for i in 0..BLOCK / V::BYTES {
             let this = V::load(p.add(i * V::BYTES));
             error = error.or(errors::<V, FULL>(

@@ -69,8 +69,9 @@
 //! - [`vector`]: the [`Vector`] trait, the few operations each instruction set
 //!   provides (`x86`, `aarch64`).
 //! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
-//! - [`short`]: inputs of at most one block ([`check`]), and pieces of chunked
-//!   input checked from the state the piece before left ([`check_piece`]).
+//! - [`short`]: inputs of at most one block ([`check`]).
+//! - [`piece`]: pieces of data in pieces, checked from the state the piece before
+//!   left, with the end left open ([`check_open`]).
 //! - [`long`]: longer inputs: leading ASCII, then plain vectors or the tiered
 //!   loop ([`check_long`], [`check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
@@ -87,6 +88,7 @@ mod ascii;
 mod boundary;
 mod entry;
 mod long;
+mod piece;
 mod rules;
 mod short;
 mod tiers;
@@ -97,7 +99,8 @@ pub(crate) mod x86;
 pub(crate) use answer::Answer;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
-pub(crate) use short::{check, check_piece};
+pub(crate) use piece::{check_open, check_open_long};
+pub(crate) use short::check;
 pub(crate) use vector::Vector;
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.

@@ -7,9 +7,7 @@ use super::rules::{errors, Constants, FULL};
 use super::tiers::vector_errors;
 use super::{Vector, BLOCK};
 use crate::hint::cold_path;
-use crate::scalar::scalar_validate_piece;
 use crate::sequence::ends_inside_sequence;
-use crate::state_machine::State;
 
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
 /// the first error (`bytes.len()` when there is none). An input of at most one block is one zero-padded
@@ -88,21 +86,31 @@ unsafe fn check_short<V: Vector>(this: V) -> Option<usize> {
 unsafe fn check_short_after<V: Vector>(before: V, this: V) -> Option<usize> {
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
-        let k = Constants::<V>::new();
-        if this.or(before).any_high_bit()
-            && errors::<V, FULL>(
-                &k,
-                this,
-                this.prev1(before),
-                this.prev2(before),
-                this.prev3(before),
-            )
-            .any_nonzero()
-        {
+        if this.or(before).any_high_bit() && short_errors_after(before, this).any_nonzero() {
             Some(0)
         } else {
             None
         }
+    }
+}
+
+/// The error lanes of `this`, with `before` the vector before it: non-zero where a
+/// byte cannot follow the three before it.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        let k = Constants::<V>::new();
+        errors::<V, FULL>(
+            &k,
+            this,
+            this.prev1(before),
+            this.prev2(before),
+            this.prev3(before),
+        )
     }
 }
 
@@ -122,17 +130,21 @@ unsafe fn check_short_after<V: Vector>(before: V, this: V) -> Option<usize> {
 #[inline(always)]
 pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
     // SAFETY: as the caller guarantees.
-    unsafe { check_vectors_after::<V, A>(V::splat(0), bytes) }
+    unsafe { check_vectors_after::<V, A, false>(V::splat(0), bytes) }
 }
 
 /// [`check_vectors`] with `before` the vector before `bytes` (of which only the
 /// last three lanes count): zeros, or a lead byte in the last lane for the
-/// piece of an input that went before (see [`check_piece`]).
+/// piece of an input that went before (see `super::piece`). With `OPEN`, an input
+/// that ends inside a sequence passes: the end is left open for the next piece.
 ///
 /// # Safety
 /// As for [`check_vectors`].
 #[inline(always)]
-unsafe fn check_vectors_after<V: Vector, A: Answer>(before: V, bytes: &[u8]) -> A {
+pub(super) unsafe fn check_vectors_after<V: Vector, A: Answer, const OPEN: bool>(
+    before: V,
+    bytes: &[u8],
+) -> A {
     let len = bytes.len();
     let p = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature and `BYTES <= len`; each load
@@ -164,13 +176,19 @@ unsafe fn check_vectors_after<V: Vector, A: Answer>(before: V, bytes: &[u8]) -> 
                 if error.any_nonzero() {
                     return A::invalid(bytes, 0);
                 }
+                if OPEN {
+                    return A::from_boundary_open(bytes, at);
+                }
                 return A::from_boundary(bytes, at);
             }
             // In bounds: from >= 3 and from + BYTES = len.
             error = error.or(vector_errors::<V, FULL>(&k, p.add(from)));
         }
-        // The input must not end inside a sequence. In bounds: BYTES <= len.
-        let error = error.or(ends_inside_lanes(p.add(len - V::BYTES)));
+        // The input must not end inside a sequence, unless the end is open. In
+        // bounds: BYTES <= len.
+        if !OPEN {
+            error = error.or(ends_inside_lanes(p.add(len - V::BYTES)));
+        }
         if error.any_nonzero() {
             A::invalid(bytes, 0)
         } else {
@@ -178,60 +196,3 @@ unsafe fn check_vectors_after<V: Vector, A: Answer>(before: V, bytes: &[u8]) -> 
         }
     }
 }
-
-/// The verdict on a piece of a longer input, of at most one block, that follows
-/// bytes which left the draft's machine in `state` (not ERROR): true iff `state`
-/// followed by `bytes` returns to START with nothing ill-formed. The vector checks take the state's lead byte
-/// ([`State::lead_byte`]) as the byte before the piece, so that the carried
-/// sequence is checked with the rest, without the scalar machine (whose table
-/// lookups would chain every piece to the one before). Inputs too short for a
-/// vector go to the scalar machine ([`scalar_validate_piece`]).
-///
-/// # Safety
-/// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`.
-#[inline(always)]
-pub(crate) unsafe fn check_piece<V: Vector>(state: State, bytes: &[u8]) -> bool {
-    let len = bytes.len();
-    let lead = state.lead_byte();
-    type N1<V> = <V as Vector>::Narrow;
-    type N2<V> = <N1<V> as Vector>::Narrow;
-    // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
-    // implies those of its narrower vectors; each `check_vectors_after::<W>` is
-    // called with `W::BYTES <= len`, `load_prefix` reads only `bytes`, and the
-    // scalar machine gets the slice's own pointer and length.
-    unsafe {
-        if len >= V::BYTES {
-            check_vectors_after::<V, bool>(before::<V>(lead), bytes)
-        } else if len >= N1::<V>::BYTES {
-            check_vectors_after::<N1<V>, bool>(before::<N1<V>>(lead), bytes)
-        } else if len >= N2::<V>::BYTES {
-            check_vectors_after::<N2<V>, bool>(before::<N2<V>>(lead), bytes)
-        } else if let Some(this) = V::load_prefix(bytes) {
-            // Zero-padded: a carried sequence that the piece does not finish is
-            // cut short by a zero (ASCII), and fails.
-            check_short_after(before::<V>(lead), this).is_none()
-                && !ends_inside_sequence(bytes, len)
-        } else {
-            scalar_validate_piece(state, bytes.as_ptr(), len)
-        }
-    }
-}
-
-/// A vector of zeros with `lead` in its last lane: the bytes before a piece,
-/// for [`check_piece`].
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn before<V: Vector>(lead: u8) -> V {
-    // SAFETY: the load reads the last `BYTES <= BLOCK` bytes of `LAST_LANE`; the
-    // caller guarantees the CPU feature.
-    unsafe { V::splat(lead).and(V::load(LAST_LANE.as_ptr().add(BLOCK - V::BYTES))) }
-}
-
-/// All bits set in the last byte only, for [`before`].
-static LAST_LANE: [u8; BLOCK] = {
-    let mut mask = [0; BLOCK];
-    mask[BLOCK - 1] = 0xFF;
-    mask
-};

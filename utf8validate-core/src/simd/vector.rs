@@ -156,4 +156,35 @@ pub(crate) trait Vector: Copy {
     /// # Safety
     /// The CPU feature must be present.
     unsafe fn any_nonzero(self) -> bool;
+    /// True iff some lane among the first `len` (at most `BYTES`) is not zero: for a
+    /// vector loaded zero-padded by [`Vector::load_prefix`], the lanes of the input.
+    ///
+    /// # Safety
+    /// The CPU feature must be present.
+    #[inline(always)]
+    unsafe fn any_nonzero_in_prefix(self, len: usize) -> bool {
+        let len = len.min(Self::BYTES);
+        // SAFETY: the load reads `BYTES` bytes at `BLOCK - len`, inside the table's
+        // `2 * BLOCK` bytes (`BYTES <= BLOCK`); the caller guarantees the feature.
+        unsafe {
+            self.and(Self::load(PREFIX_MASKS.as_ptr().add(super::BLOCK - len)))
+                .any_nonzero()
+        }
+    }
 }
+
+/// `BLOCK` bytes of FF, then `BLOCK` of zeros: loaded at `BLOCK - len`, a mask of
+/// the first `len` lanes, for [`Vector::any_nonzero_in_prefix`].
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build"
+)]
+static PREFIX_MASKS: [u8; 2 * super::BLOCK] = {
+    let mut masks = [0; 2 * super::BLOCK];
+    let mut i = 0;
+    while i < super::BLOCK {
+        masks[i] = 0xFF;
+        i += 1;
+    }
+    masks
+};

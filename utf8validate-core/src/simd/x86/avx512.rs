@@ -172,6 +172,15 @@ impl Vector for V64 {
         // SAFETY: AVX-512F is present (trait contract).
         unsafe { _mm512_test_epi64_mask(self.0, self.0) != 0 }
     }
+    #[inline(always)]
+    unsafe fn any_nonzero_in_prefix(self, len: usize) -> bool {
+        let mask: __mmask64 = match len {
+            len @ 0..64 => (1u64 << len) - 1,
+            _ => u64::MAX,
+        };
+        // SAFETY: AVX-512BW is present (trait contract).
+        unsafe { _mm512_mask_test_epi8_mask(mask, self.0, self.0) != 0 }
+    }
 }
 
 /// True iff this CPU can run [`first_error`] and [`validate`].
