@@ -78,15 +78,52 @@ def order(group):
     return (len(kinds), group, 0)
 
 
+def machine():
+    """A short name for this machine's CPU, for benches/results/<machine>/."""
+    model = "unknown"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return "-".join(model.lower().replace("(r)", "").replace("(tm)", "").split())
+
+
+def write_csv(name, rows):
+    """benches/results/<machine>/<date>-<name>.csv with `rows` (header first)."""
+    import csv
+    import datetime
+    out = Path(__file__).parent / "results" / machine()
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{datetime.date.today().isoformat()}-{name}.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    print(f"\n(written: {path})")
+
+
 def main():
-    if len(sys.argv) > 1:
-        root = Path(sys.argv[1])
+    args = sys.argv[1:]
+    only_pieces = "--pieces" in args
+    csv_name = None
+    if "--csv" in args:
+        csv_name = args[args.index("--csv") + 1]
+        del args[args.index("--csv"):args.index("--csv") + 2]
+    args = [a for a in args if a != "--pieces"]
+    if args:
+        root = Path(args[0])
     else:
         target = os.environ.get("CARGO_TARGET_DIR", "target")
         root = Path(target) / "criterion"
     results = load(root)
     if not results:
         sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")
+    if only_pieces:
+        rows = pieces_table(results)
+        if csv_name and rows:
+            write_csv(csv_name, rows)
+        return
 
     groups = sorted((g for g in results if OURS in results[g]), key=order)
     header = "| input | " + " | ".join(SHORT[c] for c in COLUMNS) + " | " + " | ".join(
@@ -152,7 +189,7 @@ def main():
               f"fastest peer {worst:.1f} ns ({'met' if r[OURS][0] < worst else 'NOT met'})")
 
     render_table(results)
-    chunked_table(results)
+    pieces_table(results)
 
 
 def ratio_table(results, prefix, key, intro, first, columns, value, ratios):
@@ -174,20 +211,40 @@ def ratio_table(results, prefix, key, intro, first, columns, value, ratios):
         print(f"| {g} | " + " | ".join(cells) + " |")
 
 
-def chunked_table(results):
-    """The `chunked` benchmark's groups (chunked-<input>-<piece>), if any, in GB/s."""
-    ratio_table(
-        results, "chunked-", lambda g: int(g.rsplit("-", 1)[1]),
-        "\nData in pieces: utf8_validate_chunk and utf8_stream_feed against simdutf8's "
-        "streaming validator (AVX2) and utf8_validate on the whole input, GB/s "
-        "(ratios: >1 means ours is faster):\n",
-        "input, piece bytes",
-        ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
-         "simdutf8_streaming_avx2"],
-        lambda ns, size: f"{gbps(ns, size):.2f}",
-        [("chunk/simdutf8", "utf8validate_chunk", "simdutf8_streaming_avx2"),
-         ("stream/simdutf8", "utf8validate_stream", "simdutf8_streaming_avx2"),
-         ("chunk/whole", "utf8validate_chunk", "utf8validate_whole")])
+PIECES = ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
+          "simdutf8_streaming", "simdutf8_chunked"]
+
+
+def pieces_table(results):
+    """The `pieces` benchmark's groups (pieces-<input>-<piece>), if any: GB/s of each
+    contender, chunk over the faster of simdutf8's two streaming validators, stream
+    over chunk, and chunk over utf8_validate on the whole input."""
+    groups = sorted((g for g in results if g.startswith("pieces-")),
+                    key=lambda g: (g.rsplit("-", 1)[0], int(g.rsplit("-", 1)[1])))
+    if not groups:
+        return []
+    print("\nData in pieces, GB/s; ratios over the faster of simdutf8's two streaming "
+          "validators (>1: ours is faster), stream over chunk, chunk over whole:\n")
+    print("| input | piece | whole | chunk | stream | s8 streaming | s8 chunked | "
+          "chunk/s8 | stream/s8 | stream/chunk | chunk/whole |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = []
+    for g in groups:
+        r = results[g]
+        name, piece = g[len("pieces-"):].rsplit("-", 1)
+        speed = {f: gbps(*r[f]) for f in PIECES if f in r}
+        peers = [speed[f] for f in ("simdutf8_streaming", "simdutf8_chunked") if f in speed]
+        best = max(peers) if peers else None
+        def ratio(a, b):
+            return f"{a / b:.2f}x" if a is not None and b else "-"
+        chunk, stream, whole = (speed.get(f) for f in
+                                ("utf8validate_chunk", "utf8validate_stream", "utf8validate_whole"))
+        cells = [f"{speed[f]:.2f}" if f in speed else "-" for f in PIECES]
+        print(f"| {name} | {piece} | " + " | ".join(cells) + " | " +
+              " | ".join([ratio(chunk, best), ratio(stream, best), ratio(stream, chunk),
+                          ratio(chunk, whole)]) + " |")
+        rows.append([name, piece] + [f"{speed[f]:.3f}" if f in speed else "" for f in PIECES])
+    return [["input", "piece"] + PIECES] + rows
 
 
 def render_table(results):

@@ -384,8 +384,14 @@ unsafe fn validate_chunk_with(
     if bytes.len() < PIECE_FROM {
         return state_machine::run(state, bytes);
     }
-    if state == State::Start && short_ascii(bytes) {
-        return State::Start;
+    if short_ascii(bytes) {
+        // ASCII right after a carried sequence cuts it short. (No branch on the
+        // state, which data in pieces would mispredict whenever it changes.)
+        return if state == State::Start {
+            State::Start
+        } else {
+            State::Error
+        };
     }
     let last = open_state(bytes);
     // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and

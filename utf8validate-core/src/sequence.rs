@@ -118,14 +118,20 @@ pub(crate) fn open_state(bytes: &[u8]) -> State {
     let Some(&[b3, b2, b1]) = bytes.last_chunk::<3>() else {
         return State::Start;
     };
-    if b1 >= 0xC0 {
-        next_state(State::Start, b1)
-    } else if b2 >= 0xF0 {
+    // Both answers computed and one selected: the bytes of text in pieces make
+    // every branch here a coin toss.
+    let after_lead = next_state(State::Start, b1);
+    let inside = if b2 >= 0xF0 {
         State::B
     } else if b2 >= 0xE0 || b3 >= 0xF0 {
         State::A
     } else {
         State::Start
+    };
+    if b1 >= 0xC0 {
+        after_lead
+    } else {
+        inside
     }
 }
 

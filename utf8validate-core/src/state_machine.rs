@@ -84,21 +84,21 @@ impl State {
     /// the lead bytes C2, E1, E0, ED, F1, F0 and F4 for A-G, and C0 (which no byte
     /// may follow) for ERROR. A state reached by more bytes than its lead byte (A
     /// after E1 80, say) needs the same bytes after it as after that lead byte.
-    /// The vector checks of a piece take it as the byte before the piece.
+    /// The vector checks of a piece take it as the byte before the piece. A table
+    /// lookup, not a `match`, so that the compiler cannot make the state a jump
+    /// into one copy of the check per state (an indirect branch that data in pieces
+    /// mispredicts whenever the state changes).
     #[cfg(simd_back_end)]
     #[inline]
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "the table has a byte per State variant (checked by its type)"
+    )]
     pub(crate) const fn lead_byte(self) -> u8 {
-        match self {
-            State::Start => 0x00,
-            State::A => 0xC2,
-            State::B => 0xE1,
-            State::C => 0xE0,
-            State::D => 0xED,
-            State::E => 0xF1,
-            State::F => 0xF0,
-            State::G => 0xF4,
-            State::Error => 0xC0,
-        }
+        // START, A, B, C, D, E, F, G, ERROR.
+        const LEAD_BYTES: [u8; State::ALL.len()] =
+            [0x00, 0xC2, 0xE1, 0xE0, 0xED, 0xF1, 0xF0, 0xF4, 0xC0];
+        LEAD_BYTES[self as usize]
     }
 
     /// How many more continuation bytes this state needs before it returns to START

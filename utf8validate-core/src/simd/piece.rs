@@ -75,14 +75,14 @@ pub(crate) unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> b
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     unsafe {
         let before = before::<V>(state.lead_byte());
-        let at = if state == State::Start {
-            match leading_ascii::<V>(bytes) {
-                // All ASCII: no sequence is open at its end either.
-                None => return true,
-                Some(at) => at,
-            }
-        } else {
-            0
+        // The leading ASCII whatever the state (a branch on the state would
+        // mispredict whenever it changes): ASCII right after a carried sequence
+        // is wrong, and a carried sequence's continuation bytes are not ASCII, so
+        // the state matters only when the piece starts with ASCII.
+        let at = match leading_ascii::<V>(bytes) {
+            None => return state == State::Start,
+            Some(at) if at > 0 && state != State::Start => return false,
+            Some(at) => at,
         };
         if at == 0 && len <= MEDIUM && len >= V::BYTES + 3 {
             return check_vectors_after::<V, bool, true>(before, bytes);
