@@ -27,7 +27,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -60,8 +60,9 @@ Differences from isutf8 (moreutils 1.2):
   byte ranges; C is 1-based on standard input and pipes too (isutf8 prints it
   0-based there); \"-\" is standard input; an unreadable input or a directory exits
   2 with its name on stderr (isutf8 exits 1 without the name, or accepts a
-  directory as valid); -v marks exactly the maximal subpart; inputs are streamed,
-  so memory use does not grow with the file.";
+  directory as valid); -v marks exactly the maximal subpart; regular files are
+  mapped a window at a time and other inputs read in blocks, so memory use does
+  not grow with the input.";
 
 /// Check whether files are well-formed UTF-8 (RFC 3629), like moreutils' isutf8.
 ///
@@ -207,10 +208,10 @@ fn check_one(
     };
 
     let scanned = if is_stdin {
-        scanner.scan(&mut io::stdin().lock(), opts, &mut on_error)
+        scan_stdin(scanner, opts, &mut on_error)
     } else {
         match File::open(file) {
-            Ok(mut f) => scanner.scan(&mut f as &mut dyn Read, opts, &mut on_error),
+            Ok(mut f) => scanner.scan_file(&mut f, opts, &mut on_error),
             Err(e) => Err(e),
         }
     };
@@ -244,6 +245,29 @@ fn check_one(
             .map_err(OutputFailed)?;
     }
     Ok(outcome)
+}
+
+/// Scans standard input: as a file when it is one (`utf8check < FILE`, so that it is
+/// mapped like a named file), else as a stream.
+fn scan_stdin(
+    scanner: &mut Scanner,
+    opts: Options,
+    on_error: &mut scan::OnError<'_>,
+) -> io::Result<bool> {
+    #[cfg(unix)]
+    let own = {
+        use std::os::fd::AsFd;
+        io::stdin().as_fd().try_clone_to_owned().map(File::from)
+    };
+    #[cfg(windows)]
+    let own = {
+        use std::os::windows::io::AsHandle;
+        io::stdin().as_handle().try_clone_to_owned().map(File::from)
+    };
+    match own {
+        Ok(mut file) => scanner.scan_file(&mut file, opts, on_error),
+        Err(_) => scanner.scan_stream(&mut io::stdin().lock(), opts, on_error),
+    }
 }
 
 /// The text of a read error as Unix tools print it: the system's message, without

@@ -1,39 +1,37 @@
-//! Streaming scan of one input: the library on blocks, positions counted on the side.
+//! Scanning one input: its bytes in blocks, each fed to the library's [`Stream`],
+//! which checks data in pieces from the state the piece before left.
 //!
-//! The input is read in blocks of [`BLOCK`] bytes into one buffer that is reused for
-//! the whole input (and across inputs), so memory use does not depend on the input's
-//! size, and pipes, terminals and `/dev/stdin` work like regular files.
+//! A regular file (named, or standard input redirected from one) is mapped into
+//! memory a [`WINDOW`] at a time, so its bytes are never copied and memory use does
+//! not depend on its size; where mapping fails (an address-space limit, say) it is
+//! read instead. Anything else (pipes, terminals, `/dev/stdin` on a pipe) is read in
+//! blocks of [`BLOCK`] bytes into one buffer reused for every input.
 //!
-//! Each block is given to [`utf8validate_core::check`]. Until the end of the input is
-//! known, the last [`TAIL`] bytes of the buffer are held back and scanned with the
-//! next block, for two reasons: a sequence cut by the block end (at most 3 bytes) must
-//! be judged with the bytes that complete it, and the hex dump of `-v` wants up to
-//! [`AFTER`] bytes after an error. A [`ErrorKind::Truncated`] error before the end of
-//! the input therefore only means "continue at this lead byte with more data"; every
-//! other error is final, because the bytes that decide it lie inside the block.
+//! A valid input costs one check of its bytes and nothing else: lines and columns
+//! are counted only when an error must be reported (in a mapped file, by mapping
+//! the bytes before the error again; in a stream, which cannot go back, over each
+//! block as it goes by, and only when positions are printed at all).
 //!
-//! Line and column are needed only at an error, but the scan cannot go back, so for
-//! every valid stretch it keeps two numbers: how many newlines it held
-//! ([`bytecount`]) and where the last one was ([`memchr::memrchr`]). Both run at many
-//! bytes per cycle, and are skipped entirely when no position is printed (`-q`, `-l`,
-//! `-i`).
+//! After an error, `--all` starts a new stream right after its maximal subpart
+//! (Unicode §3.9), so each error is reported as if the input began there.
 
+use std::fs::File;
 use std::io::{self, Read};
 
-use utf8validate_core::{check, ErrorKind};
+use memmap2::MmapOptions;
+use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
-/// Bytes read per block.
+/// Bytes read per block from a stream.
 pub const BLOCK: usize = 256 * 1024;
+/// Bytes of a regular file mapped at a time.
+pub const WINDOW: usize = 64 << 20;
 /// Bytes of context kept before an error for the hex dump (as `isutf8 -v`).
 pub const BEFORE: usize = 8;
 /// Bytes of context shown from the first byte of an error on (as `isutf8 -v`).
 pub const AFTER: usize = 8;
-/// Bytes held back from the end of a block until more data or the end is known:
-/// at least 3 (the longest incomplete sequence) and at least [`AFTER`].
-const TAIL: usize = 16;
-/// Size of the one buffer: a block, plus what is carried over from the last one
-/// (held-back tail, a cut sequence, the context before the next scan position).
-const BUFFER: usize = BLOCK + TAIL + BEFORE + 4;
+/// Bytes a stream keeps of what it fed: the context before an error that starts in
+/// the sequence carried over from the previous block (1-3 bytes before it).
+const TAIL: usize = BEFORE + 3;
 
 /// One ill-formed sequence, with everything a report needs.
 #[derive(Clone, Debug)]
@@ -66,147 +64,375 @@ pub struct Options {
     pub all: bool,
 }
 
-/// Reusable state for scanning inputs: the block buffer.
+/// Reusable state for scanning inputs: the block buffer of streams.
 pub struct Scanner {
     buf: Vec<u8>,
 }
+
+/// Called with each error found, in order; an `Err` stops the scan.
+pub type OnError<'a> = dyn FnMut(&Found) -> io::Result<()> + 'a;
 
 impl Scanner {
     /// A scanner with its buffer allocated once.
     pub fn new() -> Scanner {
         Scanner {
-            buf: vec![0; BUFFER],
+            buf: vec![0; BLOCK + AFTER],
         }
     }
 
-    /// Scans `input` to its end (or to its first error unless `opts.all`), calling
-    /// `on_error` for every ill-formed sequence in order. Returns whether the input is
-    /// valid. Read errors are returned as they are; `on_error` errors (output
-    /// failures) too.
-    pub fn scan(
+    /// Scans `file` to its end (or to its first error unless `opts.all`), mapped
+    /// when it is a regular file that can be mapped, else read. Returns whether it
+    /// is valid.
+    pub fn scan_file(
+        &mut self,
+        file: &mut File,
+        opts: Options,
+        on_error: &mut OnError<'_>,
+    ) -> io::Result<bool> {
+        let meta = file.metadata()?;
+        if meta.is_file() {
+            if let Some(valid) = scan_mapped(file, meta.len(), opts, on_error)? {
+                return Ok(valid);
+            }
+        }
+        self.scan_stream(file, opts, on_error)
+    }
+
+    /// Scans a stream read in blocks.
+    pub fn scan_stream(
         &mut self,
         input: &mut dyn Read,
         opts: Options,
-        on_error: &mut dyn FnMut(&Found) -> io::Result<()>,
+        on_error: &mut OnError<'_>,
     ) -> io::Result<bool> {
-        let buf = &mut self.buf[..];
-        let mut pos = Position::new(opts.positions);
-        let mut valid = true;
-        // buf[..filled] holds data; buf[at..filled] is not scanned yet; buf[0] is at
-        // absolute offset `base`.
-        let mut filled = 0usize;
-        let mut at = 0usize;
-        let mut base = 0u64;
-        let mut eof = false;
+        let mut run = Run::new(opts);
+        let mut seen = Seen::new(opts.positions);
+        // buf[..held] is the last AFTER bytes of the previous block, not yet fed: a
+        // report of an error right before them shows them in its dump.
+        let mut held = 0usize;
         loop {
-            while !eof && filled < buf.len() {
-                match input.read(&mut buf[filled..]) {
+            // One read, checked at once: a pipe's writer goes on filling it
+            // meanwhile (waiting for a whole block would stall the writer).
+            let mut filled = held;
+            let mut eof = false;
+            while filled <= held + AFTER && !eof {
+                match input.read(&mut self.buf[filled..]) {
                     Ok(0) => eof = true,
                     Ok(n) => filled += n,
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(e),
                 }
             }
-            // Not at the end: the buffer is full, and BUFFER > TAIL.
-            let end = if eof { filled } else { filled - TAIL };
-            while at < end {
-                match check(&buf[at..end]) {
-                    Ok(()) => {
-                        pos.advance(base, buf, at, end);
-                        at = end;
-                    }
-                    Err(e) if e.kind == ErrorKind::Truncated && !eof => {
-                        // Cut by the held-back boundary, not by the end of the input:
-                        // judge this sequence again with the next block.
-                        pos.advance(base, buf, at, at + e.offset);
-                        at += e.offset;
-                        break;
-                    }
-                    Err(e) => {
-                        let start = at + e.offset;
-                        pos.advance(base, buf, at, start);
-                        let from = start - start.min(BEFORE);
-                        let to = filled.min(start + AFTER.max(e.length));
-                        let byte = base + start as u64;
-                        let found = Found {
-                            byte,
-                            length: e.length,
-                            kind: e.kind,
-                            line: pos.line(),
-                            column: pos.column(byte),
-                            context: buf[from..to].to_vec(),
-                            context_at: start - from,
-                        };
-                        valid = false;
-                        on_error(&found)?;
-                        if !opts.all {
-                            return Ok(false);
-                        }
-                        // Resynchronise after the maximal subpart (no newline in it:
-                        // all its bytes are 80-FF).
-                        let next = (start + e.length).min(end);
-                        pos.advance(base, buf, start, next);
-                        at = next;
-                    }
-                }
+            let feed = if eof { filled } else { filled - AFTER };
+            let block = &self.buf[..filled];
+            let start = seen.fed;
+            let mut lookup = StreamBytes {
+                seen: &seen,
+                block,
+                start,
+                counted_to: 0,
+                newlines: seen.newlines,
+                line_start: seen.line_start,
+            };
+            run.feed(&block[..feed], start, &mut lookup, on_error)?;
+            if !run.going() {
+                return Ok(false);
             }
             if eof {
-                return Ok(valid);
+                return run.finish(&mut lookup, on_error);
             }
-            // Keep the unscanned bytes and up to BEFORE bytes of context before them.
-            let keep = at - at.min(BEFORE);
-            buf.copy_within(keep..filled, 0);
-            base += keep as u64;
-            filled -= keep;
-            at -= keep;
+            seen.advance(&block[..feed]);
+            self.buf.copy_within(feed..filled, 0);
+            held = filled - feed;
         }
     }
 }
 
-/// Line and column bookkeeping over the scanned (valid) stretches.
-struct Position {
-    enabled: bool,
-    /// Newlines seen so far.
+/// Scans a regular file of `len` bytes mapped a [`WINDOW`] at a time. `Ok(None)` when
+/// its first window cannot be mapped (the caller then reads it).
+fn scan_mapped(
+    file: &File,
+    len: u64,
+    opts: Options,
+    on_error: &mut OnError<'_>,
+) -> io::Result<Option<bool>> {
+    let mut run = Run::new(opts);
+    let mut lookup = FileBytes {
+        file,
+        len,
+        newlines: 0,
+        line_start: 0,
+        counted_to: 0,
+    };
+    let mut start = 0u64;
+    while start < len {
+        let size = (len - start).min(WINDOW as u64) as usize;
+        let window = match map(file, start, size) {
+            Ok(window) => window,
+            Err(_) if start == 0 => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        run.feed(&window, start, &mut lookup, on_error)?;
+        if !run.going() {
+            return Ok(Some(false));
+        }
+        start += size as u64;
+    }
+    run.finish(&mut lookup, on_error).map(Some)
+}
+
+/// `size` bytes of `file` from `offset`, mapped read-only, to be read once from start
+/// to end.
+fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
+    // SAFETY: the mapping is read-only and private to this process. Another process
+    // that truncates the file while it is mapped makes reads past the new end fault
+    // (SIGBUS), as for every program that maps files (`grep`, `rg`); nothing here
+    // keeps references into the mapping beyond this window.
+    let window = unsafe { MmapOptions::new().offset(offset).len(size).map(file)? };
+    #[cfg(unix)]
+    let _ = window.advise(memmap2::Advice::Sequential);
+    Ok(window)
+}
+
+/// The bytes around an error and its position, as each kind of input can give them.
+trait Lookup {
+    /// The bytes `[from, to)` (absolute offsets; fewer where the input holds fewer).
+    fn bytes(&mut self, from: u64, to: u64) -> io::Result<Vec<u8>>;
+    /// Newlines before `byte`, and the offset of the first byte of its line.
+    fn line_of(&mut self, byte: u64) -> io::Result<(u64, u64)>;
+}
+
+/// The checking of one input, block after block: the stream and what it found.
+struct Run {
+    opts: Options,
+    stream: Stream,
+    /// Absolute offset of the first byte the current stream was fed (it restarts
+    /// after each error with `--all`).
+    base: u64,
+    valid: bool,
+    /// False once the first error was found without `--all`: nothing more is fed.
+    going: bool,
+}
+
+impl Run {
+    fn new(opts: Options) -> Run {
+        Run {
+            opts,
+            stream: Stream::new(),
+            base: 0,
+            valid: true,
+            going: true,
+        }
+    }
+
+    fn going(&self) -> bool {
+        self.going
+    }
+
+    /// Feeds `block`, whose first byte is at absolute offset `start`, reporting every
+    /// error found in it (or the first one).
+    fn feed(
+        &mut self,
+        block: &[u8],
+        start: u64,
+        lookup: &mut dyn Lookup,
+        on_error: &mut OnError<'_>,
+    ) -> io::Result<()> {
+        let mut from = 0usize;
+        while self.going && !self.stream.feed(block.get(from..).unwrap_or_default()) {
+            let Err(e) = self.stream.finish() else {
+                break;
+            };
+            self.report(e, lookup, on_error)?;
+            if self.going {
+                // Resume after the maximal subpart, which ends in this block (the
+                // carried bytes before the block were a well-formed prefix that it
+                // takes in whole).
+                let resume = self.base + (e.offset + e.length) as u64;
+                self.stream = Stream::new();
+                self.base = resume;
+                from = resume.saturating_sub(start) as usize;
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of the input: reports a sequence it cuts short, and answers
+    /// whether the input was valid.
+    fn finish(&mut self, lookup: &mut dyn Lookup, on_error: &mut OnError<'_>) -> io::Result<bool> {
+        if self.going {
+            if let Err(e) = self.stream.finish() {
+                self.report(e, lookup, on_error)?;
+            }
+        }
+        Ok(self.valid)
+    }
+
+    fn report(
+        &mut self,
+        e: Utf8Error,
+        lookup: &mut dyn Lookup,
+        on_error: &mut OnError<'_>,
+    ) -> io::Result<()> {
+        let byte = self.base + e.offset as u64;
+        let from = byte.saturating_sub(BEFORE as u64);
+        let context = lookup.bytes(from, byte + AFTER.max(e.length) as u64)?;
+        let (line, column) = if self.opts.positions {
+            let (newlines, line_start) = lookup.line_of(byte)?;
+            (newlines + 1, byte - line_start + 1)
+        } else {
+            (0, 0)
+        };
+        self.valid = false;
+        self.going = self.opts.all;
+        on_error(&Found {
+            byte,
+            length: e.length,
+            kind: e.kind,
+            line,
+            column,
+            context,
+            context_at: (byte - from) as usize,
+        })
+    }
+}
+
+/// A mapped file: bytes read back with `pread`, lines counted on demand over mapped
+/// windows, from where the last count stopped.
+struct FileBytes<'a> {
+    file: &'a File,
+    len: u64,
     newlines: u64,
-    /// Absolute offset of the first byte of the current line.
+    line_start: u64,
+    counted_to: u64,
+}
+
+impl Lookup for FileBytes<'_> {
+    fn bytes(&mut self, from: u64, to: u64) -> io::Result<Vec<u8>> {
+        let to = to.min(self.len);
+        let mut out = vec![0; to.saturating_sub(from) as usize];
+        read_at(self.file, &mut out, from)?;
+        Ok(out)
+    }
+
+    fn line_of(&mut self, byte: u64) -> io::Result<(u64, u64)> {
+        while self.counted_to < byte {
+            let size = (byte - self.counted_to).min(WINDOW as u64) as usize;
+            let window = map(self.file, self.counted_to, size)?;
+            count_lines(
+                &window,
+                self.counted_to,
+                &mut self.newlines,
+                &mut self.line_start,
+            );
+            self.counted_to += size as u64;
+        }
+        Ok((self.newlines, self.line_start))
+    }
+}
+
+/// Reads exactly `buf.len()` bytes of `file` at `offset`.
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            match std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )? {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                n => done += n,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Adds the newlines of `bytes` (whose first byte is at `start`) to `newlines`, and
+/// moves `line_start` after the last one.
+fn count_lines(bytes: &[u8], start: u64, newlines: &mut u64, line_start: &mut u64) {
+    *newlines += bytecount::count(bytes, b'\n') as u64;
+    if let Some(i) = memchr::memrchr(b'\n', bytes) {
+        *line_start = start + i as u64 + 1;
+    }
+}
+
+/// What a stream has already gone by: the count of bytes fed, lines counted over
+/// them (when positions are on), and the last few bytes, for a dump.
+struct Seen {
+    positions: bool,
+    fed: u64,
+    newlines: u64,
+    line_start: u64,
+    /// The last [`TAIL`] bytes fed (fewer at the start), oldest first.
+    tail: Vec<u8>,
+}
+
+impl Seen {
+    fn new(positions: bool) -> Seen {
+        Seen {
+            positions,
+            fed: 0,
+            newlines: 0,
+            line_start: 0,
+            tail: Vec::with_capacity(TAIL),
+        }
+    }
+
+    /// Accounts for `block`, just fed.
+    fn advance(&mut self, block: &[u8]) {
+        if self.positions {
+            count_lines(block, self.fed, &mut self.newlines, &mut self.line_start);
+        }
+        let keep = block.len().min(TAIL);
+        let drop = (self.tail.len() + keep).saturating_sub(TAIL);
+        self.tail.drain(..drop);
+        self.tail.extend_from_slice(&block[block.len() - keep..]);
+        self.fed += block.len() as u64;
+    }
+}
+
+/// A stream's bytes around an error in the block at `start`: the last bytes before
+/// the block, and the block itself (with the bytes held back after what was fed);
+/// and lines counted over the block up to the last error asked about.
+struct StreamBytes<'a> {
+    seen: &'a Seen,
+    block: &'a [u8],
+    start: u64,
+    /// Bytes of the block counted so far (errors come in order).
+    counted_to: usize,
+    newlines: u64,
     line_start: u64,
 }
 
-impl Position {
-    fn new(enabled: bool) -> Position {
-        Position {
-            enabled,
-            newlines: 0,
-            line_start: 0,
+impl Lookup for StreamBytes<'_> {
+    fn bytes(&mut self, from: u64, to: u64) -> io::Result<Vec<u8>> {
+        let tail_start = self.start - self.seen.tail.len() as u64;
+        let mut out = Vec::with_capacity(to.saturating_sub(from) as usize);
+        for at in from.max(tail_start)..to.min(self.start + self.block.len() as u64) {
+            out.push(if at < self.start {
+                self.seen.tail[(at - tail_start) as usize]
+            } else {
+                self.block[(at - self.start) as usize]
+            });
         }
+        Ok(out)
     }
 
-    /// Accounts for `buf[from..to]`, whose first byte is at `base + from`.
-    #[inline]
-    fn advance(&mut self, base: u64, buf: &[u8], from: usize, to: usize) {
-        if !self.enabled || from >= to {
-            return;
+    fn line_of(&mut self, byte: u64) -> io::Result<(u64, u64)> {
+        let upto = (byte.saturating_sub(self.start) as usize).min(self.block.len());
+        if upto > self.counted_to {
+            let part = &self.block[self.counted_to..upto];
+            let at = self.start + self.counted_to as u64;
+            count_lines(part, at, &mut self.newlines, &mut self.line_start);
+            self.counted_to = upto;
         }
-        let stretch = &buf[from..to];
-        self.newlines += bytecount::count(stretch, b'\n') as u64;
-        if let Some(i) = memchr::memrchr(b'\n', stretch) {
-            self.line_start = base + (from + i + 1) as u64;
-        }
-    }
-
-    fn line(&self) -> u64 {
-        if self.enabled {
-            self.newlines + 1
-        } else {
-            0
-        }
-    }
-
-    fn column(&self, byte: u64) -> u64 {
-        if self.enabled {
-            byte - self.line_start + 1
-        } else {
-            0
-        }
+        Ok((self.newlines, self.line_start))
     }
 }

@@ -583,8 +583,8 @@ fn help_and_version() {
 
 #[test]
 fn errors_and_characters_across_block_boundaries() {
-    // The reader works in 256 KiB blocks and holds a few bytes back at each block's
-    // end; put sequences at every offset around the first boundaries.
+    // A stream is read in 256 KiB blocks; put sequences at every offset around the
+    // first boundary, in files (mapped) and through a pipe (read in blocks).
     let dir = scratch("boundaries");
     let probes: [&[u8]; 5] = [
         "😀\u{FFFD}".as_bytes(), // valid 4- and 3-byte characters, then an error below
@@ -636,6 +636,25 @@ fn errors_and_characters_across_block_boundaries() {
                 "{name}: {dump:?}"
             );
         }
+        // The same bytes through a pipe, read in blocks: the report and the dump.
+        for (name, e) in names.iter().zip(&expects) {
+            let bytes = fs::read(dir.join(name)).unwrap();
+            let r = run(&["-v", "-"], Some(&bytes));
+            let out = r.out();
+            let mut lines = out.lines();
+            assert_eq!(
+                lines.next(),
+                Some(report_line("(standard input)", e).as_str()),
+                "{name} piped"
+            );
+            let shown = &bytes[e.byte - 8..(e.byte + 8).min(bytes.len())];
+            let hex: String = shown.iter().map(|b| format!("{b:02X} ")).collect();
+            let dump = lines.next().unwrap_or_default();
+            assert!(
+                dump.starts_with(&format!("{hex:48} | ")),
+                "{name} piped: {dump:?}"
+            );
+        }
         for n in &names {
             fs::remove_file(dir.join(n)).unwrap();
         }
@@ -647,6 +666,38 @@ fn errors_and_characters_across_block_boundaries() {
         let r = run(&["-"], Some(&bytes));
         assert_eq!((r.code, r.stdout.len()), (0, 0), "phase {phase}");
     }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A file larger than the mapping window (64 MiB): errors and a character that
+/// straddle the window boundary, reported with `--all` exactly as the oracle says,
+/// lines and columns included (counted by mapping the file again).
+#[test]
+fn errors_across_the_mapping_window() {
+    let dir = scratch("window");
+    let window = 64 << 20;
+    let mut bytes = Vec::with_capacity(window + 4096);
+    let line = "Grüße, 世界! 😀 valid text on a line\n";
+    while bytes.len() + line.len() < window - 100 {
+        bytes.extend_from_slice(line.as_bytes());
+    }
+    bytes.resize(window - 5, b'x');
+    bytes.extend_from_slice(b"\xE2\x82"); // cut short by ASCII, 3 bytes before
+    bytes.push(b'y');
+    bytes.extend_from_slice("😀".as_bytes()); // straddles the boundary
+    bytes.extend_from_slice(b"\x80\xED\xA0\x80 tail\n\xF0\x9F");
+    let file = dir.join("window.txt");
+    fs::write(&file, &bytes).unwrap();
+    let name = file.to_str().unwrap();
+    let expected = oracle_all(&bytes);
+    // E2 82 before y; 80; ED (A0 cannot follow it), A0, 80; F0 9F at the end.
+    assert_eq!(expected.len(), 6);
+    let r = run(&["--all", name], None);
+    let want: String = expected
+        .iter()
+        .map(|e| report_line(name, e) + "\n")
+        .collect();
+    assert!(r.out() == want, "{}\nwant:\n{want}", r.out());
     let _ = fs::remove_dir_all(&dir);
 }
 
