@@ -172,7 +172,7 @@ pub struct Utf8Error {
 /// );
 /// ```
 pub fn check(bytes: &[u8]) -> Result<(), Utf8Error> {
-    match crate::first_error(bytes) {
+    match crate::dispatch::first_error(bytes) {
         None => Ok(()),
         Some(offset) => Err(describe(bytes, offset)),
     }
@@ -242,7 +242,7 @@ fn failure(state: State, byte: u8, at: usize) -> (usize, ErrorKind) {
     let is_continuation = is_continuation(byte);
     let kind = match state {
         State::Start => match byte {
-            0x80..=0xBF => ErrorKind::UnexpectedContinuation,
+            _ if is_continuation => ErrorKind::UnexpectedContinuation,
             0xC0..=0xC1 => ErrorKind::Overlong,
             0xF5..=0xF7 => ErrorKind::TooLarge,
             _ => ErrorKind::InvalidByte, // F8-FF: the only bytes left that fail in START

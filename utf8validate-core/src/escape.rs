@@ -19,7 +19,7 @@
 
 use core::mem::MaybeUninit;
 
-use crate::sequence::is_continuation;
+use crate::sequence::start_of_sequence;
 
 /// What [`escape_into`] or [`replace_into`] did: how many bytes it wrote and how
 /// many the whole result needs.
@@ -127,7 +127,7 @@ pub fn render(bytes: &[u8], out: &mut [MaybeUninit<u8>], mode: Mode) -> Rendered
     };
     let mut rest = bytes;
     while !rest.is_empty() {
-        let Some(offset) = crate::first_error(rest) else {
+        let Some(offset) = crate::dispatch::first_error(rest) else {
             w.valid(rest, mode);
             break;
         };
@@ -271,9 +271,7 @@ impl Writer<'_> {
         if take > room {
             take = room;
             // `run[take]` exists; back up to the lead byte of its character.
-            while take > 0 && run.get(take).is_some_and(|&b| is_continuation(b)) {
-                take -= 1;
-            }
+            take = start_of_sequence(run, take);
             self.full = true;
         }
         if let (Some(dst), Some(src)) = (

@@ -20,6 +20,7 @@
 
 #[cfg(simd_back_end)]
 use crate::sequence::boundary_at_or_before;
+use crate::sequence::start_of_sequence;
 use crate::state_machine::{byte_class, State, TRANSITIONS};
 
 /// Bits per state slot in a row.
@@ -158,20 +159,6 @@ fn locate(entry: u64, part: &[u8], offset: usize) -> Stop {
     }
 }
 
-/// Index of the lead byte of the sequence that byte `at` belongs to or ends: the
-/// nearest byte at or before `at` that is not a continuation byte (80-BF). The
-/// machine accepts at most 3 continuation bytes in a row, so this looks back at most
-/// 3 bytes. Used only where the bytes between the lead and `at` were accepted by the
-/// machine as continuations.
-#[inline]
-pub(crate) fn lead_before(bytes: &[u8], at: usize) -> usize {
-    let mut i = at;
-    while i > 0 && at - i < 3 && matches!(bytes.get(i), Some(0x80..=0xBF)) {
-        i -= 1;
-    }
-    i
-}
-
 /// Offset of the first byte of the first ill-formed sequence, or `None` when
 /// `bytes` is well-formed. See [`crate::first_error`].
 pub fn first_error(bytes: &[u8]) -> Option<usize> {
@@ -179,7 +166,7 @@ pub fn first_error(bytes: &[u8]) -> Option<usize> {
         Ok(State::Start) => None,
         // Ended inside a sequence: the truncated sequence starts at its lead byte,
         // within the last 3 bytes.
-        Ok(_) => Some(lead_before(bytes, bytes.len() - 1)),
+        Ok(_) => Some(start_of_sequence(bytes, bytes.len() - 1)),
         Err(stop) => Some(error_offset(bytes, stop)),
     }
 }
@@ -192,7 +179,7 @@ pub(crate) fn error_offset(bytes: &[u8], stop: Stop) -> usize {
         stop.at
     } else {
         // A lead byte and some continuation bytes were accepted before `at`.
-        lead_before(bytes, stop.at - 1)
+        start_of_sequence(bytes, stop.at - 1)
     }
 }
 

@@ -23,21 +23,53 @@ pub(crate) fn is_continuation(byte: u8) -> bool {
     (byte as i8) < -0x40
 }
 
-/// The last character boundary at or before `at` in `bytes[..at]`, assuming
-/// `bytes[..at]` is a prefix of well-formed UTF-8: steps back over at most 3
-/// continuation bytes and onto the lead byte before them.
-#[cfg(simd_back_end)]
-#[inline]
-pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
-    let mut i = at.min(bytes.len());
-    let end = i;
-    while i > 0 && end - i < 3 && bytes.get(i - 1).is_some_and(|&b| is_continuation(b)) {
-        i -= 1;
+/// True for lead bytes of multi-byte sequences (C0-FF; C0, C1 and F5-FF are never
+/// well-formed, but take a sequence's place where they stand).
+#[inline(always)]
+pub(crate) fn is_lead(byte: u8) -> bool {
+    byte >= 0xC0
+}
+
+/// The length of the sequence that the lead byte `lead` (C2-F4) starts: 2, 3 or 4.
+#[inline(always)]
+pub(crate) fn sequence_length(lead: u8) -> usize {
+    match lead {
+        0xF0.. => 4,
+        0xE0.. => 3,
+        _ => 2,
     }
-    if i > 0 && bytes.get(i - 1).is_some_and(|&b| b >= 0xC0) {
+}
+
+/// Where the sequence that holds `bytes[at]` starts: the nearest byte at or before
+/// `at` that is not a continuation byte, looking back at most 3 bytes (no
+/// well-formed sequence has more continuation bytes). The one place that backs up
+/// over continuation bytes.
+#[inline]
+pub(crate) fn start_of_sequence(bytes: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while i > 0 && at - i < 3 && bytes.get(i).is_some_and(|&b| is_continuation(b)) {
         i -= 1;
     }
     i
+}
+
+/// The last character boundary at or before `at` that `bytes[..at]` alone shows, where
+/// `bytes[..at]` is a prefix of well-formed UTF-8: the start of the multi-byte sequence
+/// that holds `bytes[at - 1]` (whether or not it ends there: the bytes after `at` are
+/// not looked at), or `at` after ASCII.
+#[cfg(simd_back_end)]
+#[inline]
+pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
+    let at = at.min(bytes.len());
+    let Some(last) = at.checked_sub(1) else {
+        return 0;
+    };
+    let start = start_of_sequence(bytes, last);
+    if bytes.get(start).is_some_and(|&b| is_lead(b)) {
+        start
+    } else {
+        at
+    }
 }
 
 /// The sequence that `bytes` ends inside, if any, for the chunk and stream checks:

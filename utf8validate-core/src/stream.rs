@@ -24,7 +24,7 @@
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::sequence::open_state;
+use crate::sequence::{open_state, sequence_length};
 use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
@@ -214,7 +214,7 @@ impl Stream {
         // `rest` starts on a character boundary at absolute offset `consumed`.
         let (split, state) = crate::sequence::trailing_sequence(rest);
         let (whole, last) = rest.split_at_checked(split).unwrap_or((rest, &[]));
-        let offset = match crate::first_error(whole) {
+        let offset = match crate::dispatch::first_error(whole) {
             None => match state {
                 State::Start => {
                     self.consumed = self.consumed.saturating_add(rest.len());
@@ -268,11 +268,7 @@ impl Stream {
         // sequence and decides.
         let carried = self.pending.get(..held).unwrap_or_default();
         let [lead, ..] = self.pending;
-        let length: usize = match lead {
-            0xF0.. => 4,
-            0xE0.. => 3,
-            _ => 2,
-        };
+        let length = sequence_length(lead);
         let needed = length.saturating_sub(held).min(bytes.len());
         let (more, rest) = bytes.split_at_checked(needed).unwrap_or((bytes, &[]));
         match run(run(State::Start, carried), more) {
