@@ -2,6 +2,8 @@
 # The C library on Windows: bash .ci/windows-tests.sh
 #
 # x86_64-pc-windows-gnu (MinGW-w64), built here and run under Wine (.ci/wine-env.sh):
+#   0. `cargo clippy -D warnings` of the C library and the Rust crate, tests included
+#      (for this target and x86_64-pc-windows-msvc: the Windows-only code is linted);
 #   1. `cargo build --release` gives utf8validate.dll, its import library
 #      libutf8validate.dll.a and the static libutf8validate.a;
 #   2. the DLL's import table (objdump -p) names KERNEL32.dll and the C runtime
@@ -54,6 +56,12 @@ out=$target_dir/$gnu/c-tests
 mkdir -p "$out"
 version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
 fail() { echo "windows-tests: FAIL: $*" >&2; exit 1; }
+
+for target in "$gnu" "$msvc"; do
+  echo "== $target: cargo clippy"
+  cargo clippy --quiet --target "$target" -p utf8validate -p utf8validate-core --all-targets \
+    -- -D warnings
+done
 
 echo "== $gnu: the artifacts"
 cargo build --quiet --release --target "$gnu" -p utf8validate --lib
@@ -152,7 +160,7 @@ mlib=$target_dir/$msvc/release/utf8validate.lib
 [ -f "$mlib" ] || fail "cargo made no $mlib"
 # llvm-nm --no-llvm-bc: the symbols of the objects themselves, not of the LLVM bitcode
 # rustc embeds in them (which an older llvm-nm cannot read).
-nm_lib() { llvm-nm --no-llvm-bc "$@" "$mlib"; }
+nm_lib() { llvm-nm --no-llvm-bc "$@" "$mlib" 2>/dev/null; }
 nm_lib --defined-only -g | awk '$2 == "T" {print $3}' | grep '^utf8' | sort -u >"$out/msvc-defined.txt"
 diff -u "$out/declared.txt" "$out/msvc-defined.txt" ||
   fail "utf8validate.lib does not define exactly the header's functions (- declared, + defined)"
