@@ -2,7 +2,7 @@
 # g++-mingw-w64-x86-64):
 #
 #   cmake -S cmake -B build-windows -DCMAKE_BUILD_TYPE=Release \
-#         -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/mingw-w64-x86_64.cmake
+#         -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/toolchains/mingw-w64-x86_64.cmake"
 #
 # Nothing here is specific to utf8validate, whose CMake project works out the Rust
 # target (x86_64-pc-windows-gnu) from these settings. A consumer project can use the
