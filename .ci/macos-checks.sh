@@ -35,7 +35,8 @@ for tool in llvm-nm clang cmake; do
   fi
 done
 fail() { echo "macos-checks: FAIL: $*" >&2; exit 1; }
-target_dir=$(cd "${CARGO_TARGET_DIR:-target}" 2>/dev/null && pwd || echo "$repo/target")
+mkdir -p "${CARGO_TARGET_DIR:-target}"
+target_dir=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 work=$target_dir/macos-checks
 rm -rf "$work"
 mkdir -p "$work"

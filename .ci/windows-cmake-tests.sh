@@ -37,7 +37,8 @@ fi
 rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
   rustup target add x86_64-pc-windows-gnu
 
-target_dir=$(cd "${CARGO_TARGET_DIR:-target}" 2>/dev/null && pwd || echo "$repo/target")
+mkdir -p "${CARGO_TARGET_DIR:-target}"
+target_dir=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 work=$target_dir/windows-cmake
 rm -rf "$work"
 mkdir -p "$work"

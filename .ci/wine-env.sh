@@ -10,7 +10,8 @@
 # stand-in .ci/wine/bcryptprimitives.c is built with MinGW-w64 and copied into the
 # prefix when the prefix has none.
 #
-# Needs wine64 (Debian: wine64, wine) and x86_64-w64-mingw32-gcc; the caller checks.
+# Needs wine64 (Debian: wine64, wine) and x86_64-w64-mingw32-gcc; the caller checks
+# them (`wine` is empty when there is no Wine, and nothing else is done then).
 
 wine=$(command -v wine64 || true)
 if [ -z "$wine" ] && [ -x /usr/lib/wine/wine64 ]; then
@@ -22,8 +23,12 @@ for candidate in "$(dirname "$wine")/wineserver" "$(dirname "$wine")/wineserver6
   [ -n "$wineserver" ] || { [ -x "$candidate" ] && wineserver=$candidate; }
 done
 
+# No Wine: the caller says so (and skips or fails).
+[ -n "$wine" ] || return 0
+
 export WINEPREFIX
-WINEPREFIX=$(cd "${CARGO_TARGET_DIR:-target}" 2>/dev/null && pwd || echo "$PWD/target")/wine-prefix
+mkdir -p "${CARGO_TARGET_DIR:-target}"
+WINEPREFIX=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/wine-prefix
 export WINEDEBUG=-all
 # No Mono or Gecko installer when the prefix is created (nothing here needs them).
 export WINEDLLOVERRIDES="mscoree,mshtml="
