@@ -61,8 +61,11 @@ fn main() {
     }
 }
 
-/// The soname and symbol versions of the shared library on Linux (ELF); `cmake/` installs
-/// the file under the same names, and `.ci/packaging-tests.sh` checks both with `readelf`.
+/// The identity of the shared library: its soname and symbol versions on Linux (ELF),
+/// its install name and versions on Apple systems (Mach-O). `cmake/` installs the file
+/// under the same names; `.ci/packaging-tests.sh` checks the Linux ones with `readelf`,
+/// `.ci/macos-checks.sh` the Apple linker's arguments. Windows needs none: a program
+/// records the DLL's file name, `utf8validate.dll`.
 ///
 /// - Soname: `libutf8validate.so.<major>`, also while the major version is 0 (0.1.x and
 ///   0.2.x are both `libutf8validate.so.0`). The C ABI only grows within a major
@@ -83,40 +86,64 @@ fn main() {
 ///   driver accepts it).
 fn shared_library_identity() {
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let vendor = env::var("CARGO_CFG_TARGET_VENDOR").unwrap_or_default();
     let target_env = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets CARGO_PKG_VERSION_MAJOR");
+    if vendor == "apple" {
+        install_name(&major);
+        return;
+    }
     if os != "linux" {
         return;
     }
-    let major = env::var("CARGO_PKG_VERSION_MAJOR").expect("cargo sets CARGO_PKG_VERSION_MAJOR");
     let soname = format!("libutf8validate.so.{major}");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     if target_env == "gnu" {
         println!("cargo:rustc-cdylib-link-arg=-fuse-ld=bfd");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--default-symver");
     }
-    soname_link_in_build_tree(&soname);
+    link_in_build_tree(&soname, "libutf8validate.so");
+}
+
+/// Mach-O: the install name, which a program linked against the library records, is
+/// `@rpath/libutf8validate.<major>.dylib`, the same rule as the soname (the program
+/// finds the library on its run-path list). Without it the linker would record the
+/// path cargo wrote the file to. The versions, which dyld compares: the compatibility
+/// version is `<major>.<minor>.0`, as a program linked against 0.2 may call a function
+/// 0.1 lacks (dyld refuses to load an older minor release under it, and takes any later
+/// one of the same major version); the current version is the release,
+/// `<major>.<minor>.<patch>`.
+fn install_name(major: &str) {
+    let minor = env::var("CARGO_PKG_VERSION_MINOR").expect("cargo sets CARGO_PKG_VERSION_MINOR");
+    let patch = env::var("CARGO_PKG_VERSION_PATCH").expect("cargo sets CARGO_PKG_VERSION_PATCH");
+    let file = format!("libutf8validate.{major}.dylib");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/{file}");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-compatibility_version,{major}.{minor}.0");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-current_version,{major}.{minor}.{patch}");
+    link_in_build_tree(&file, "libutf8validate.dylib");
 }
 
 /// Makes the build tree usable in place: a program linked with
-/// `-L target/release -lutf8validate` records the soname, so the dynamic loader looks
-/// for `libutf8validate.so.<major>`, a name cargo does not make. This puts the link
-/// `libutf8validate.so.<major> -> libutf8validate.so` next to the library cargo is
-/// about to link (`target/<profile>/`, or `target/<triple>/<profile>/`: three levels
-/// above `OUT_DIR`, which cargo places in `<that directory>/build/<package>-<hash>/out`).
-/// The link is relative, so the tree can be moved or copied with it.
-fn soname_link_in_build_tree(soname: &str) {
+/// `-L target/release -lutf8validate` records the soname (install name), so the dynamic
+/// loader looks for `libutf8validate.so.<major>` (`libutf8validate.<major>.dylib`), a
+/// name cargo does not make. This puts the link `name -> file` (the file cargo makes)
+/// next to the library cargo is about to link (`target/<profile>/`, or
+/// `target/<triple>/<profile>/`: three levels above `OUT_DIR`, which cargo places in
+/// `<that directory>/build/<package>-<hash>/out`). The link is relative, so the tree
+/// can be moved or copied with it.
+fn link_in_build_tree(name: &str, file: &str) {
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let Some(profile_dir) = out_dir.ancestors().nth(3) else {
         return;
     };
-    let link = profile_dir.join(soname);
-    if fs::read_link(&link).is_ok_and(|to| to == Path::new("libutf8validate.so")) {
+    let link = profile_dir.join(name);
+    if fs::read_link(&link).is_ok_and(|to| to == Path::new(file)) {
         return;
     }
     let _ = fs::remove_file(&link);
-    // The target is Linux; the host (where this script runs) may not be Unix.
+    // The host (where this script runs) may not be Unix.
     #[cfg(unix)]
-    if let Err(e) = std::os::unix::fs::symlink("libutf8validate.so", &link) {
+    if let Err(e) = std::os::unix::fs::symlink(file, &link) {
         println!("cargo:warning=cannot create {}: {e}", link.display());
     }
 }

@@ -60,6 +60,9 @@ for target in i686-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-l
   s390x-unknown-linux-gnu riscv64gc-unknown-linux-gnu; do
   step "$target" bash .ci/cross-tests.sh "$target"
 done
+# Windows under Wine (MinGW-w64: the DLL and static library, the Rust and C suites, the
+# CMake cross build and its consumers; the MSVC static library) and macOS compile checks.
+for s in windows-tests windows-cmake-tests macos-checks; do step "$s" bash ".ci/$s.sh"; done
 # Bounded coverage-guided differential fuzzing (Rust API and C ABI).
 step "fuzzing" bash .ci/fuzz.sh
 

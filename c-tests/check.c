@@ -1,5 +1,5 @@
 /* check.c: counters, failure reporting and the guarded-copy wrappers of check.h. */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+#define _DEFAULT_SOURCE /* guard.h on POSIX systems: MAP_ANONYMOUS */
 
 #include "check.h"
 
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
+
+#include "guard.h"
 
 /* Failures beyond this many are counted but not printed, to keep logs readable. */
 #define MAX_PRINTED_FAILURES 200
@@ -89,10 +89,10 @@ const char *state_name(utf8_state state)
 }
 
 /*
- * Where the wrappers put their copies: [PROT_NONE page][GUARDED_CAPACITY bytes,
- * rounded up to pages][PROT_NONE page]. A copy either ends at the last readable byte
- * or starts at the first one (a pseudo-random choice, so that no function is tied to
- * one edge by the order of calls), so a read just outside it faults.
+ * Where the wrappers put their copies: [no-access page][GUARDED_CAPACITY bytes,
+ * rounded up to pages][no-access page] (guard.h). A copy either ends at the last
+ * readable byte or starts at the first one (a pseudo-random choice, so that no function
+ * is tied to one edge by the order of calls), so a read just outside it faults.
  */
 #define GUARDED_CAPACITY 4096
 static unsigned char *guarded;      /* the first readable byte */
@@ -101,20 +101,12 @@ static unsigned long edge_bits = 0x2545F491UL; /* xorshift32 state: picks the ed
 
 static void map_guarded_area(void)
 {
-    size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    unsigned char *m;
+    size_t page = guard_page_size();
     guarded_size = (GUARDED_CAPACITY + page - 1) / page * page;
-    m = (unsigned char *)mmap(NULL, guarded_size + 2 * page, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED || mprotect(m, page, PROT_NONE) != 0 ||
-        mprotect(m + page + guarded_size, page, PROT_NONE) != 0) {
-        perror("c-tests: mmap/mprotect of the guarded area");
-        exit(2);
-    }
-    guarded = m + page;
+    guarded = guard_alloc(guarded_size);
 }
 
-/* A copy of bytes[0..len) against a PROT_NONE page, with continuation bytes (0x80)
+/* A copy of bytes[0..len) against a no-access page, with continuation bytes (0x80)
    on its other side, so reading them would also change a truncated input's answer. */
 static unsigned char *guarded_copy(const void *bytes, size_t len)
 {
@@ -133,10 +125,10 @@ static unsigned char *guarded_copy(const void *bytes, size_t len)
     edge_bits ^= edge_bits >> 17;
     edge_bits ^= (edge_bits << 5) & 0xFFFFFFFFUL;
     if (edge_bits & 1) {
-        copy = guarded + guarded_size - len; /* ends where the PROT_NONE page begins */
+        copy = guarded + guarded_size - len; /* ends where the no-access page begins */
         memset(copy - pad, 0x80, pad);
     } else {
-        copy = guarded; /* starts where the PROT_NONE page ends */
+        copy = guarded; /* starts where the no-access page ends */
         memset(copy + len, 0x80, pad);
     }
     if (len) {

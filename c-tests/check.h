@@ -5,20 +5,25 @@
  * "FAIL file:line: cond: <message>" to stdout. check_summary() prints the suite's
  * last line, exactly "N passed, M failed", and returns the process exit status.
  *
- * The t_* wrappers call the library on a copy of the input placed against a PROT_NONE
- * page (alternately ending at the page's last byte and starting at the next page's
- * first byte), so that every call in the suite is also an over-read test: a read just
- * outside the input faults. They fail the suite if the library wrote to its input.
+ * The t_* wrappers call the library on a copy of the input placed against a page that
+ * cannot be read (guard.h): the copy ends just before such a page or starts just after
+ * one, so that every call in the suite is also an over-read test: a read just outside
+ * the input faults. They fail the suite if the library wrote to its input.
  */
 #ifndef C_TESTS_CHECK_H
 #define C_TESTS_CHECK_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "utf8validate.h"
 
-#if defined(__GNUC__)
+/* MinGW-w64: the format style of its printf (C99's, with %zu, in C99 mode). */
+#if defined(__MINGW_PRINTF_FORMAT)
+#define CHECK_PRINTF(fmt_index, first_arg)                                                 \
+    __attribute__((format(__MINGW_PRINTF_FORMAT, fmt_index, first_arg)))
+#elif defined(__GNUC__)
 #define CHECK_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define CHECK_PRINTF(fmt_index, first_arg)

@@ -1,17 +1,19 @@
 /*
  * guard_pages.c: no public function may read outside [buf, buf + len).
  *
- * Every input is placed twice in memory obtained from mmap: so that its last byte is
- * the last byte of a page followed by a PROT_NONE page ("end"), and so that its first
- * byte is the first byte of a page preceded by a PROT_NONE page ("start"). A read past
- * either edge raises SIGSEGV; the handler names the case and re-raises, so the process
- * dies by the signal and tests/c_suite.rs reports it. The readable bytes around the
+ * Every input is placed twice in memory with no-access pages around it (guard.h: mmap
+ * and mprotect, or VirtualAlloc and VirtualProtect on Windows): so that its last byte
+ * is the last byte of a page followed by a no-access page ("end"), and so that its
+ * first byte is the first byte of a page preceded by one ("start"). A read past either
+ * edge faults; the fault handler names the case and the process dies abnormally (by
+ * SIGSEGV on POSIX systems, with status 0xC0000005 on Windows), which the scripts
+ * and tests/c_suite.rs report. The readable bytes around the
  * input are filled with continuation bytes, so a read of them would also change the
  * answer of a truncated input and be caught as a wrong result. The C-string functions
  * get the same bytes with the NUL after them, so that the NUL is the byte next to the
  * high guard page (or the string's first byte the one after the low guard page).
  * utf8_escape and utf8_replace also write into an output buffer whose last byte is the
- * last byte before a PROT_NONE page, with out_cap exactly the needed size + 1 and
+ * last byte before a no-access page, with out_cap exactly the needed size + 1 and
  * several sizes too small: a write past out_cap faults.
  *
  * Lengths 0..=512 and a few large ones; several contents; the expected results come
@@ -23,17 +25,14 @@
  * To cover a new public function, add one probe to API_PROBES (the only list of
  * functions in this file).
  */
-#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, sigaction, fork */
+#define _DEFAULT_SOURCE /* guard.h on POSIX systems: MAP_ANONYMOUS, sigaction, fork */
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "check.h"
+#include "guard.h"
 #include "oracle.h"
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -41,20 +40,17 @@
 #define MAX_LEN (65536 + 17)
 
 /* ---------------------------------------------------------------------------------
- * The case being run, for the signal handler (async-signal-safe: write() only).
+ * The case being run, for the fault handler (which only writes).
  */
 
 static char current_case[256] = "setup";
 
-static void on_fault(int sig)
+static void on_fault(void)
 {
-    static const char msg[] = "\nguard pages: memory fault (a read outside the input or a write outside the output) during: ";
-    ssize_t ignored = write(2, msg, sizeof msg - 1);
-    ignored = write(2, current_case, strlen(current_case));
-    ignored = write(2, "\n", 1);
-    (void)ignored;
-    signal(sig, SIG_DFL);
-    raise(sig);
+    guard_write_stderr("\nguard pages: memory fault (a read outside the input or a write "
+                       "outside the output) during: ");
+    guard_write_stderr(current_case);
+    guard_write_stderr("\n");
 }
 
 /* ---------------------------------------------------------------------------------
@@ -194,7 +190,7 @@ static void probe_stream_split(const char *buf, size_t len, const struct rfc3629
 }
 
 /* The output side of utf8_escape / utf8_replace: out_cap bytes ending where the
- * output area's PROT_NONE page begins (set up in main), so a write past out_cap
+ * output area's high no-access page begins (set up in main), so a write past out_cap
  * faults. */
 static unsigned char *out_guard;
 /* The reference rendering and its unit ends (room for the largest input). */
@@ -403,7 +399,7 @@ static const struct {
 };
 
 /* ---------------------------------------------------------------------------------
- * The memory: [PROT_NONE page][data pages][PROT_NONE page].
+ * The memory: [no-access page][data pages][no-access page].
  */
 
 static size_t page;
@@ -412,25 +408,13 @@ static size_t data_size;
 
 static void map_guarded(size_t max_len)
 {
-    size_t data_pages = (max_len + page - 1) / page + 1;
-    unsigned char *m;
-    data_size = data_pages * page;
-    m = (unsigned char *)mmap(NULL, data_size + 2 * page, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        perror("mmap");
-        exit(2);
-    }
-    low_guard = m;
-    data = m + page;
+    data_size = ((max_len + page - 1) / page + 1) * page;
+    data = guard_alloc(data_size);
+    low_guard = data - page;
     high_guard = data + data_size;
-    if (mprotect(low_guard, page, PROT_NONE) != 0 || mprotect(high_guard, page, PROT_NONE) != 0) {
-        perror("mprotect");
-        exit(2);
-    }
 }
 
-/* The guards must really fault, or the test could not fail: read each in a child. */
+/* The guards must really fault, or the test could not fail. */
 static void check_guards_fault(void)
 {
     static const char *const names[] = {"low", "high", "output"};
@@ -440,28 +424,8 @@ static void check_guards_fault(void)
     guards[1] = high_guard;
     guards[2] = out_guard;
     for (g = 0; g < 3; g++) {
-        int status = 0;
-        pid_t pid;
-        fflush(stdout);
-        pid = fork();
-        if (pid < 0) {
-            perror("fork");
-            exit(2);
-        }
-        if (pid == 0) {
-            volatile unsigned char sink;
-            signal(SIGSEGV, SIG_DFL);
-            signal(SIGBUS, SIG_DFL);
-            sink = *(volatile const unsigned char *)guards[g];
-            (void)sink;
-            _exit(0); /* reached only if the guard page is readable */
-        }
-        if (waitpid(pid, &status, 0) != pid) {
-            perror("waitpid");
-            exit(2);
-        }
-        CHECK(!(WIFEXITED(status) && WEXITSTATUS(status) == 0),
-              "reading the %s guard page did not fault", names[g]);
+        CHECK(guard_read_faults(guards[g]), "reading the %s guard page did not fault",
+              names[g]);
     }
 }
 
@@ -514,36 +478,24 @@ static void run_case(size_t len, size_t content, int at_end)
 }
 
 /* The output area of utf8_escape/utf8_replace: room for 4 * MAX_LEN + 1 bytes, then a
- * PROT_NONE page; out_guard points at that page. */
+ * no-access page; out_guard points at that page. */
 static void map_output(void)
 {
     size_t size = (4 * MAX_LEN + 1 + page - 1) / page * page;
-    unsigned char *m = (unsigned char *)mmap(NULL, size + page, PROT_READ | PROT_WRITE,
-                                             MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED || mprotect(m + size, page, PROT_NONE) != 0) {
-        perror("mmap/mprotect of the output area");
-        exit(2);
-    }
-    out_guard = m + size;
+    out_guard = guard_alloc(size) + size;
 }
 
 int main(void)
 {
     static const size_t large[] = {1000, 4095, 4096, 4097, MAX_LEN};
     size_t len, c, i;
-    struct sigaction sa;
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    page = (size_t)sysconf(_SC_PAGESIZE);
+    page = guard_page_size();
     map_guarded(MAX_LEN + 1);
     map_output();
     check_guards_fault();
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_fault;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
+    guard_report_faults(on_fault);
 
     for (c = 0; c < COUNT(CONTENTS); c++) {
         for (len = 0; len <= 512; len++) {
