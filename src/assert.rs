@@ -52,7 +52,7 @@ unsafe fn text_or(s: *const c_char, fallback: &[u8]) -> &[u8] {
 ///
 /// # Safety
 /// Each of `expr`, `file` and `func` must be NULL or point to a NUL-terminated string.
-unsafe fn report(
+unsafe fn write_report(
     failure: Failure,
     expr: *const c_char,
     file: *const c_char,
@@ -240,7 +240,7 @@ pub unsafe extern "C" fn utf8_assert_valid(
     // SAFETY: forwarded caller contract.
     if let Some(failure) = unsafe { failure_of(buf, len) } {
         // SAFETY: forwarded caller contract.
-        unsafe { report(failure, expr, file, line, func) };
+        unsafe { write_report(failure, expr, file, line, func) };
         // SAFETY: abort(3) has no preconditions and never returns.
         unsafe { libc::abort() };
     }
@@ -268,7 +268,7 @@ pub unsafe extern "C" fn utf8_assert_valid_cstr(
     // SAFETY: forwarded caller contract.
     if let Some(failure) = unsafe { failure_of_cstr(s) } {
         // SAFETY: forwarded caller contract.
-        unsafe { report(failure, expr, file, line, func) };
+        unsafe { write_report(failure, expr, file, line, func) };
         // SAFETY: abort(3) has no preconditions and never returns.
         unsafe { libc::abort() };
     }
@@ -304,7 +304,7 @@ pub unsafe extern "C" fn utf8_check_or_log(
         None => true,
         Some(failure) => {
             // SAFETY: forwarded caller contract.
-            unsafe { report(failure, expr, file, line, func) };
+            unsafe { write_report(failure, expr, file, line, func) };
             false
         }
     }

@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::{input, report};
+use super::{input, store_outcome};
 use utf8validate_core::{check, ErrorKind, Utf8Error};
 
 /// A `utf8_error_kind` as C passes it: any 32-bit value, of which only 0-7 name a
@@ -38,7 +38,7 @@ pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Ut
     // writable when non-NULL).
     unsafe {
         let outcome = input(buf, len).map(check);
-        report(outcome, len, err)
+        store_outcome(outcome, len, err)
     }
 }
 

@@ -57,6 +57,8 @@ mod validate;
 pub use validate::*;
 mod state_machine;
 pub use state_machine::*;
+mod chunk;
+pub use chunk::*;
 mod diagnostics;
 pub use diagnostics::*;
 mod version;
@@ -100,7 +102,7 @@ pub(crate) unsafe fn input<'a>(buf: *const c_char, len: usize) -> Option<&'a [u8
 ///
 /// # Safety
 /// Unless it is NULL, `err` must point to a writable `utf8_error`.
-pub(crate) unsafe fn report(
+pub(crate) unsafe fn store_outcome(
     outcome: Option<Result<(), Utf8Error>>,
     end: usize,
     err: *mut Utf8Error,

@@ -34,7 +34,10 @@
     not(test),
     any(
         all(target_family = "unix", not(target_vendor = "apple")),
-        all(target_vendor = "apple", any(target_arch = "x86_64", target_arch = "aarch64")),
+        all(
+            target_vendor = "apple",
+            any(target_arch = "x86_64", target_arch = "aarch64")
+        ),
         all(windows, target_env = "gnu", target_arch = "x86_64")
     )
 ))]

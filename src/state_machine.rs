@@ -1,9 +1,6 @@
-//! The draft's state machine for C: byte classes, single steps, and chunked
-//! validation of data that arrives in pieces.
+//! The draft's state machine for C: the state type as C passes it, byte classes,
+//! and single steps.
 
-use core::ffi::c_char;
-
-use super::input;
 use utf8validate_core::state_machine::{self, State};
 
 /// A `utf8_state` as C passes it: any 32-bit value, of which only 0-8 name a state.
@@ -16,7 +13,8 @@ use utf8validate_core::state_machine::{self, State};
 pub struct StateArg(pub u32);
 
 impl StateArg {
-    fn get(self) -> State {
+    /// The state this value names; ERROR for a value that names none.
+    pub(crate) fn get(self) -> State {
         State::from_raw(self.0)
     }
 }
@@ -52,37 +50,4 @@ pub extern "C" fn utf8_byte_class(byte: u8) -> u8 {
 #[no_mangle]
 pub extern "C" fn utf8_next_state(state: StateArg, byte: u8) -> State {
     state_machine::next_state(state.get(), byte)
-}
-
-/// Runs the draft's state machine over the `len` bytes at `buf` from `state` and
-/// returns the state it ends in: validation of data that arrives in pieces.
-///
-/// - Start with `UTF8_STATE_START` and pass each result to the next call. Whatever
-///   the split, the final result is `UTF8_STATE_START` iff the concatenation is
-///   well-formed UTF-8 (RFC 3629 section 4).
-/// - `UTF8_STATE_ERROR`: an ill-formed sequence was seen; absorbing.
-/// - Any other result: the data so far ends inside a sequence (more continuation
-///   bytes are needed); if the input ends there, it is truncated, hence invalid.
-/// - A `state` outside `UTF8_STATE_START..UTF8_STATE_ERROR` is treated as
-///   `UTF8_STATE_ERROR`.
-/// - `len == 0` returns `state` unchanged (any `buf`, including NULL), or
-///   `UTF8_STATE_ERROR` when `state` is out of range.
-/// - `buf == NULL` with `len > 0` returns `UTF8_STATE_ERROR`; `buf` is not
-///   dereferenced.
-/// - Thread-safe (the state lives with the caller); allocates nothing; reads only
-///   `buf[0..len)`.
-///
-/// # Safety
-/// Unless it is NULL, `buf` must point to at least `len` readable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn utf8_validate_chunk(
-    state: StateArg,
-    buf: *const c_char,
-    len: usize,
-) -> State {
-    // SAFETY: forwarded caller contract.
-    match unsafe { input(buf, len) } {
-        Some(bytes) => utf8validate_core::validate_chunk(state.get(), bytes),
-        None => State::Error,
-    }
 }

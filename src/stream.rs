@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::{input, report};
+use super::{input, store_outcome};
 use utf8validate_core::{Stream, Utf8Error};
 
 /// Prepares `*s` to check a new input that will arrive in pieces: the stream is at
@@ -101,6 +101,6 @@ pub unsafe extern "C" fn utf8_stream_finish(s: *const Stream, err: *mut Utf8Erro
     unsafe {
         let stream = s.as_ref();
         let end = stream.map_or(0, Stream::position);
-        report(stream.map(Stream::finish), end, err)
+        store_outcome(stream.map(Stream::finish), end, err)
     }
 }

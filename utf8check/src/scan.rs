@@ -5,7 +5,7 @@
 //! memory a [`WINDOW`] at a time, so its bytes are never copied and memory use does
 //! not depend on its size; where mapping fails (an address-space limit, say) it is
 //! read instead. Anything else (pipes, terminals, `/dev/stdin` on a pipe) is read in
-//! blocks of [`BLOCK`] bytes into one buffer reused for every input.
+//! blocks of [`READ_SIZE`] bytes into one buffer reused for every input.
 //!
 //! A valid input costs one check of its bytes and nothing else: lines and columns
 //! are counted only when an error must be reported (in a mapped file, by mapping
@@ -22,7 +22,7 @@ use memmap2::MmapOptions;
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
 /// Bytes read per block from a stream.
-pub const BLOCK: usize = 256 * 1024;
+pub const READ_SIZE: usize = 256 * 1024;
 /// Bytes of a regular file mapped at a time.
 pub const WINDOW: usize = 64 << 20;
 /// Bytes of context kept before an error for the hex dump (as `isutf8 -v`).
@@ -76,7 +76,7 @@ impl Scanner {
     /// A scanner with its buffer allocated once.
     pub fn new() -> Scanner {
         Scanner {
-            buf: vec![0; BLOCK + AFTER],
+            buf: vec![0; READ_SIZE + AFTER],
         }
     }
 

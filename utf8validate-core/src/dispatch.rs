@@ -1,13 +1,13 @@
 //! The one place where the validation entry points meet a back end.
 //!
 //! Every public validation function, in Rust and in C, comes through here. A back
-//! end has two entry points with the C calling convention and the arguments of the
-//! C functions: its verdict ([`ValidateFn`]) and the offset of the first error
-//! ([`FirstErrorFn`], `len` when valid); a third checks pieces of chunked input. The C functions `utf8_validate` and
-//! `utf8_first_error` end in a jump to them (a tail call), with no saved register
-//! and no conversion of the answer (callgrind, AVX2: 87 → 85 instructions per call
-//! on 64 bytes of mixed text for `utf8_validate`). Around them, written once for
-//! every back end:
+//! end has three entry points with the C calling convention: its verdict
+//! ([`ValidateFn`]), the offset of the first error ([`FirstErrorFn`], `len` when
+//! valid), both with the arguments of the C functions, and the verdict on a piece of
+//! data in pieces ([`ValidateOpenFn`]). The C functions `utf8_validate` and
+//! `utf8_first_error` end in a jump to the first two (a tail call), with no saved
+//! register and no conversion of the answer. Around them, written once for every
+//! back end:
 //!
 //! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
 //!   inline, with no indirect call; other short inputs go to the back end, which
@@ -34,8 +34,8 @@
 //! nothing to synchronise: any value a thread loads points at a back end this CPU
 //! runs, or at [`DETECT`].
 //!
-//! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64 and 32-bit x86), NEON (aarch64), the
-//! scalar machine.
+//! Back ends, best first: AVX-512 (F+BW+VBMI), AVX2, SSSE3 (x86-64 and 32-bit x86),
+//! NEON (aarch64), the scalar machine.
 //!
 //! # Forcing a back end (a testing aid)
 //!
@@ -110,13 +110,17 @@ fn short_ascii(bytes: &[u8]) -> bool {
     bytes.is_ascii()
 }
 
-/// One back end: its name for tests and reports, whether this CPU can run it, its
-/// first error and its verdict.
+/// One back end.
 struct Implementation {
+    /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.
     name: &'static str,
+    /// Whether this CPU (and operating system) can run it.
     available: fn() -> bool,
+    /// Its first error.
     first_error: FirstErrorFn,
+    /// Its verdict.
     validate: ValidateFn,
+    /// Its verdict on a piece of data in pieces.
     validate_open: ValidateOpenFn,
 }
 

@@ -28,7 +28,7 @@ const SLOT_BITS: u32 = 6;
 /// Mask of the slot that `row >> slot` leaves in the low bits.
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Bytes per block of the block loop (and of the ASCII fast path).
-const BLOCK: usize = 16;
+const SCAN_BLOCK: usize = 16;
 /// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
 const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -86,7 +86,7 @@ fn step(s: u64, byte: u8) -> u64 {
 
 /// True iff all 16 bytes are ASCII.
 #[inline(always)]
-fn is_ascii_block(block: &[u8; BLOCK]) -> bool {
+fn is_ascii_block(block: &[u8; SCAN_BLOCK]) -> bool {
     let b = block;
     // Constant indices into an array: checked at compile time, no panic path.
     let lo = u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
@@ -109,11 +109,11 @@ pub(crate) struct Stop {
 /// `state` must not be [`State::Error`] (callers answer that case themselves).
 pub(crate) fn scan(state: State, bytes: &[u8]) -> Result<State, Stop> {
     let mut s = slot(state);
-    let (blocks, tail) = bytes.as_chunks::<BLOCK>();
+    let (blocks, tail) = bytes.as_chunks::<SCAN_BLOCK>();
     let mut offset = 0usize;
     for block in blocks {
         if s & SLOT_MASK == START_SLOT && is_ascii_block(block) {
-            offset += BLOCK;
+            offset += SCAN_BLOCK;
             continue;
         }
         let entry = s;
@@ -123,7 +123,7 @@ pub(crate) fn scan(state: State, bytes: &[u8]) -> Result<State, Stop> {
         if s & SLOT_MASK == ERROR_SLOT {
             return Err(locate(entry, &block[..], offset));
         }
-        offset += BLOCK;
+        offset += SCAN_BLOCK;
     }
     let entry = s;
     for &b in tail {
@@ -209,10 +209,8 @@ pub(crate) fn unit_at(bytes: &[u8], at: usize) -> Result<usize, usize> {
 /// The scalar back end's first error, with the C calling convention (see
 /// `crate::dispatch`'s `FirstErrorFn`): the offset of the first ill-formed
 /// sequence, or `len` when there is none. Also the SIMD back ends' answer for inputs
-/// too short for a vector. Out of line: inlined, the scalar machine made every
-/// short input save registers around it (callgrind, AVX2, 64 mixed bytes: 96
-/// against 87 instructions per call when it and [`first_error_from_boundary`]
-/// moved out).
+/// too short for a vector. Out of line, so that the short paths that may end here
+/// need not save registers around an inlined copy of the machine.
 ///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes.

@@ -3,11 +3,11 @@
 //! whole stream, however it was split.
 //!
 //! A [`Stream`] is a small, caller-owned value (no heap). It remembers how many bytes
-//! came before the current sequence, the at most 3 bytes of a sequence that a chunk
+//! came before the current sequence, the at most 3 bytes of a sequence that a piece
 //! ended inside, and the first error once one is seen. Each piece is checked as
-//! [`crate::validate_chunk`] checks it (the same mechanism), from the state the carried bytes leave, in
-//! one call to the fast validator; only a piece that holds an error is looked at
-//! again, to find that error exactly.
+//! [`crate::validate_chunk`] checks it (the same mechanism), from the state the
+//! carried bytes leave, in one call to the fast validator; only a piece that holds
+//! an error is looked at again, to find that error exactly.
 //!
 //! ```
 //! use utf8validate_core::{ErrorKind, Stream, Utf8Error};

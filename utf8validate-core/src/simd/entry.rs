@@ -5,7 +5,7 @@
 /// `$feature` (named `$name` in the docs): `first_error`, `validate` and
 /// `validate_open`, which `crate::dispatch` caches, and the out-of-line
 /// `first_error_long`, `validate_long`, `validate_open_long`, `first_error_tiered` and
-/// `check_tiered` they reach. Each is the generic function of
+/// `tiered` (the generic `check_tiered`) they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
@@ -125,12 +125,12 @@ macro_rules! entry_points {
             unsafe {
                 $crate::simd::check_long::<$V, bool>(
                     core::slice::from_raw_parts(ptr, len),
-                    |bytes, at| check_tiered(bytes, at).is_none(),
+                    |bytes, at| tiered(bytes, at).is_none(),
                 )
             }
         }
 
-        /// [`check_tiered`]'s exact first error (`len` when valid), with the C
+        /// [`tiered`]'s exact first error (`len` when valid), with the C
         /// calling convention, for [`first_error_long`].
         ///
         /// # Safety
@@ -142,7 +142,7 @@ macro_rules! entry_points {
             // SAFETY: as in `first_error_long`.
             unsafe {
                 let bytes = core::slice::from_raw_parts(ptr, len);
-                match check_tiered(bytes, at) {
+                match tiered(bytes, at) {
                     None => len,
                     Some(passed) => <usize as $crate::simd::Answer>::from_boundary(bytes, passed),
                 }
@@ -156,7 +156,7 @@ macro_rules! entry_points {
         /// left the leading ASCII.
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        unsafe fn check_tiered(bytes: &[u8], at: usize) -> Option<usize> {
+        unsafe fn tiered(bytes: &[u8], at: usize) -> Option<usize> {
             // SAFETY: as in `first_error`.
             unsafe {
                 $crate::simd::check_tiered::<$V, false>(

@@ -13,12 +13,9 @@ use crate::sequence::ends_inside_sequence;
 /// Inputs up to this long whose first block is not all ASCII are checked with
 /// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_tiered`],
 /// whose set-up (saved registers, constants, the tier of each group) costs more
-/// than it saves on so few blocks. Measured with AVX2 on 80-256-byte slices of
-/// Wikipedia text, against the tiered loop alone: Russian, Chinese and Thai 2-24%
-/// faster, English 4-14% (but 6% slower at 80 bytes), random mixed text 20-25%;
-/// German 9-13% slower at 200-256 bytes (mostly ASCII with scattered accents: the
-/// tiered loop skips its ASCII blocks). 8 or 16 blocks lose up to 20% at 512-1000
-/// bytes of German and Russian text, which the tiers check more cheaply.
+/// than it saves on so few blocks: 2-25% faster on 80-256 bytes of most text, 9-13%
+/// slower on mostly-ASCII text such as German (whose ASCII blocks the tiered loop
+/// skips). At 8 or 16 blocks the tiers win again.
 pub(super) const MEDIUM: usize = 4 * BLOCK;
 
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.

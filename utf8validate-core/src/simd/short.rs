@@ -10,8 +10,9 @@ use crate::hint::cold_path;
 use crate::sequence::ends_inside_sequence;
 
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
-/// the first error (`bytes.len()` when there is none). An input of at most one block is one zero-padded
-/// vector where the instruction set can load that (AVX-512), else overlapping
+/// the first error (`bytes.len()` when there is none). An input of at most one
+/// block is one zero-padded vector where the instruction set can load that
+/// (AVX-512), else overlapping
 /// vectors, else (shorter than the narrowest vector) the scalar machine. A longer
 /// input goes to `long`, the back end's `validate_long` or `first_error_long` (the
 /// generic [`super::check_long`]), which its `validate` and `first_error` reach by
@@ -119,11 +120,11 @@ pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
 /// of the input (overlapping bytes already checked, unless the length is a multiple
 /// of `BYTES`), and one test of the gathered error lanes. The last vector is always
 /// the one that ends at the end, even when a whole vector would fit there: one
-/// code path instead of two (callgrind, AVX2, mixed text: 128 bytes 147 → 135
-/// instructions per call, 256 bytes 247 → 227, 64 bytes 85 → 84). An error is
-/// reported as found after offset 0: [`crate::scalar::first_error_from_boundary`] finds it
-/// within these few bytes (up to [`BLOCK`]); for longer inputs (up to
-/// `long::MEDIUM`) the caller asks only for the verdict and finds the block first.
+/// code path instead of two, and fewer instructions per call at every length. An
+/// error is reported as found after offset 0:
+/// [`crate::scalar::first_error_from_boundary`] finds it within these few bytes (up
+/// to [`BLOCK`]); for longer inputs (up to `long::MEDIUM`) the caller asks only for
+/// the verdict and finds the block first.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.

@@ -38,8 +38,8 @@ impl Vector for V64 {
         };
         // The masked-off lanes never fault, but when they reach into a page that
         // is not present (unmapped, `PROT_NONE`, or not yet touched), the CPU
-        // suppresses the fault in microcode: measured on this Sapphire Rapids,
-        // 110-125 ns per call instead of 6.5 ns for 3-15 bytes that end within 63
+        // suppresses the fault in microcode, which costs about 20 times the check
+        // itself (on Intel Sapphire Rapids) for a short input that ends within 63
         // bytes of such a page. So the load is only made when its 64 bytes stay in
         // the page of the input's last byte (all but 63 of every 4096 starting
         // addresses); else the scalar machine answers (about 9 ns).
