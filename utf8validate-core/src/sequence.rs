@@ -12,7 +12,7 @@ use crate::state_machine::{next_state, State};
 #[inline(always)]
 pub(crate) fn ends_inside_sequence(bytes: &[u8], end: usize) -> bool {
     let back = |n: usize| end.checked_sub(n).and_then(|i| bytes.get(i));
-    back(1).is_some_and(|&b| b >= 0xC0)
+    back(1).is_some_and(|&b| is_lead(b))
         || back(2).is_some_and(|&b| b >= 0xE0)
         || back(3).is_some_and(|&b| b >= 0xF0)
 }
@@ -113,9 +113,9 @@ pub(crate) fn trailing_sequence(bytes: &[u8]) -> (usize, State) {
     // The length of the last sequence, from its lead byte, within the last three.
     let from_lead = if !ends_inside_sequence(bytes, len) {
         0
-    } else if b3 >= 0xC0 {
+    } else if is_lead(b3) {
         1
-    } else if b2 >= 0xC0 {
+    } else if is_lead(b2) {
         2
     } else {
         3
@@ -160,7 +160,7 @@ pub(crate) fn open_state(bytes: &[u8]) -> State {
     } else {
         State::Start
     };
-    if b1 >= 0xC0 {
+    if is_lead(b1) {
         after_lead
     } else {
         inside

@@ -24,7 +24,7 @@
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::sequence::{open_state, sequence_length};
+use crate::sequence::{is_lead, open_state, sequence_length};
 use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
@@ -168,16 +168,16 @@ impl Stream {
             // A piece of 1-2 bytes: the sequence may have begun in the carried bytes.
             return self.hold_open_sequence_short(bytes, held);
         };
-        let seq = if b1 >= 0xC0 {
+        let seq = if is_lead(b1) {
             [b1, 0, 0]
-        } else if b2 >= 0xC0 {
+        } else if is_lead(b2) {
             [b2, b1, 0]
         } else {
             [b3, b2, b1]
         };
-        let open = if b1 >= 0xC0 {
+        let open = if is_lead(b1) {
             1
-        } else if b2 >= 0xC0 {
+        } else if is_lead(b2) {
             2
         } else {
             3
@@ -195,7 +195,7 @@ impl Stream {
         let carried = self.pending.get(..held).unwrap_or_default();
         let (all, n) = joined(carried, bytes);
         let last = all.get(n.saturating_sub(3)..n).unwrap_or_default();
-        let from = last.iter().rposition(|&b| b >= 0xC0).unwrap_or(0);
+        let from = last.iter().rposition(|&b| is_lead(b)).unwrap_or(0);
         let seq = last.get(from..).unwrap_or_default();
         self.consumed = self.consumed.saturating_add(n - seq.len());
         self.set_pending(seq);
