@@ -37,7 +37,7 @@ step "exhaustive and long tests (release)" \
   --test diagnostics -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
-# The lldb extension in a real lldb: live, breakpoint callback, core file, README session.
+# The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
 step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.
 step "no panic paths (release library)" bash .ci/panic-free.sh
