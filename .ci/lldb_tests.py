@@ -15,7 +15,7 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
 - error messages, a function call in EXPR refused without calling it, a callback
   whose bytes cannot be read, the library missing, the installed layout
   (share/utf8validate/{lldb,debugger}, lib/);
-- the README's lldb session, run as written, prints what the README shows.
+- the lldb sessions of docs/debugging.md, run as written, print what it shows.
 
 Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
 sources, repeated below. Run by .ci/lldb-tests.sh, which builds the library first.
@@ -520,12 +520,12 @@ def test_installed_layout(requests):
           "the library is taken from PREFIX/lib", out)
 
 
-def readme_sessions():
-    """The README's lldb session: its shell commands and, for each `$ lldb ...`, the
-    lldb commands with what the README shows after each."""
-    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    part = text[text.index("### In lldb") :]
-    part = part[: part.index("\n### ", 1)]
+def doc_sessions():
+    """The lldb sessions of docs/debugging.md: its shell commands and, for each
+    `$ lldb ...`, the lldb commands with what the document shows after each."""
+    text = open(os.path.join(ROOT, "docs", "debugging.md"), encoding="utf-8").read()
+    part = text[text.index("## In lldb") :]
+    part = part[: part.index("\n## ", 1)]
     shell, sessions = [], []
     for block in re.findall(r"```console\n(.*?)```", part, re.S):
         for line in block.split("\n"):
@@ -542,13 +542,14 @@ def readme_sessions():
     return shell, sessions
 
 
-def test_readme():
-    """The README's session, run as written from a directory holding its program, its
-    core file and links to lldb/ and debugger/: every utf8-check prints what the
-    README shows (addresses aside), and that is utf8check's verdict."""
-    shell, sessions = readme_sessions()
-    check(len(sessions) == 2, "the README has a live and a core-file lldb session", sessions)
-    work = os.path.join(TMP, "readme")
+def test_doc_sessions():
+    """The sessions of docs/debugging.md, run as written from a directory holding
+    their program, its core file and links to lldb/ and debugger/: every utf8-check
+    prints what the document shows (addresses aside), and that is utf8check's
+    verdict."""
+    shell, sessions = doc_sessions()
+    check(len(sessions) == 2, "docs/debugging.md has a live and a core-file lldb session", sessions)
+    work = os.path.join(TMP, "doc-sessions")
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     for name in ("lldb", "debugger", "include", "c-tests"):
@@ -560,11 +561,11 @@ def test_readme():
         match = re.fullmatch(r"export PYTHONPATH=(\S+)", command)
         if match:
             check(os.path.realpath(match.group(1)) == os.path.realpath(PYTHONPATH),
-                  "the README's PYTHONPATH is lldb's Python directory here", command)
+                  "the document's PYTHONPATH is lldb's Python directory here", command)
             continue
         result = subprocess.run(command, shell=True, cwd=work, capture_output=True, text=True)
-        check(result.returncode == 0, "README: %s" % command, result.stderr)
-    # What the README's outputs must be: the callback's report on each stop, and each
+        check(result.returncode == 0, "docs/debugging.md: %s" % command, result.stderr)
+    # What the document's outputs must be: the callback's report on each stop, and each
     # utf8-check, by the bytes it reads.
     by_command = {
         "utf8-check req->body req->len": None,  # the stopped request's body
@@ -575,7 +576,7 @@ def test_readme():
     stops = iter([body for _, body in REQUESTS if expected(body).startswith("invalid")])
     core_request = None
     for index, (start, commands) in enumerate(sessions):
-        out = lldb("readme-%d" % index, [c for c, _ in commands], start.split()[1:], cwd=work,
+        out = lldb("doc-session-%d" % index, [c for c, _ in commands], start.split()[1:], cwd=work,
                    env={"UTF8VALIDATE_LIB": None})
         outputs = echo_sections(out, [c for c, _ in commands])
         shown_all, got_all = [], []
@@ -589,16 +590,16 @@ def test_readme():
                         core_request = body
                     want = expected(body).split("\n")
                     at = shown.index(CALLBACK_LINE) + 1 if CALLBACK_LINE in shown else 0
-                    equal(shown[at : at + len(want)], want, "README: the report after `%s`" % command)
+                    equal(shown[at : at + len(want)], want, "docs/debugging.md: the report after `%s`" % command)
             if command.startswith("utf8-check "):
                 body = by_command.get(command)
                 if command == "utf8-check req->body req->len":
                     body = core_request
                 if body is not None:
-                    equal("\n".join(shown), expected(body), "README: what `%s` shows" % command)
+                    equal("\n".join(shown), expected(body), "docs/debugging.md: what `%s` shows" % command)
                 shown_all.append([re.sub(r"0x[0-9a-f]+", "0x…", l) for l in shown])
                 got_all.append([re.sub(r"0x[0-9a-f]+", "0x…", l) for l in got])
-        equal(got_all, shown_all, "README session %d: utf8-check prints what the README shows" % index)
+        equal(got_all, shown_all, "docs/debugging.md session %d: utf8-check prints what it shows" % index)
 
 
 def echo_sections(out, commands):
@@ -649,7 +650,7 @@ def main():
     test_core_writable_data()
     test_no_process_and_missing_library(requests)
     test_installed_layout(requests)
-    test_readme()
+    test_doc_sessions()
     for name, flags, short_in_object in (
         ("libstdc++", ["-D_GLIBCXX_USE_CXX11_ABI=1"], True),
         ("libstdc++-cow", ["-D_GLIBCXX_USE_CXX11_ABI=0"], False),

@@ -113,10 +113,22 @@ cargo_target=$build/cargo-target
 step "install: what is where"
 # list_files DIR: every file and link under DIR, with the link targets.
 list_files() { (cd "$1" && find . \( -type f -o -type l \) -printf '%p %y %l\n' | sort); }
+# The man pages are rendered with scdoc, when it is installed (the install command
+# does not require it); CI must have it.
+if command -v scdoc >/dev/null 2>&1; then
+  man_pages="./share/man/man1/utf8check.1 f 
+./share/man/man3/utf8validate.3 f "
+elif [ "${CI:-}" = true ]; then
+  fail "scdoc is not installed (CI=true): the man pages would not be installed"
+else
+  echo "packaging-tests: scdoc is not installed: no man pages expected (apt-get install scdoc)"
+  man_pages=
+fi
+
 # want_files PREFIX: what an install with --prefix PREFIX must hold (the gdb auto-load
 # script's path mirrors the library's absolute path).
 want_files() {
-  sort <<EOF
+  sort <<EOF | sed '/^$/d'
 ./bin/utf8check f 
 ./include/utf8validate.h f 
 ./lib/cmake/utf8validate/utf8validateConfig.cmake f 
@@ -132,6 +144,7 @@ want_files() {
 ./share/utf8validate/gdb/utf8validate.py f 
 ./share/utf8validate/lldb/README.md f 
 ./share/utf8validate/lldb/utf8validate.py f 
+$man_pages
 EOF
 }
 list_files "$prefix" >"$work/files.txt"

@@ -37,12 +37,15 @@ step "exhaustive and long tests (release)" \
   --test diagnostics -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
-# The lldb extension in a real lldb: live, breakpoint callback, core file, README session.
+# The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
 step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.
 step "no panic paths (release library)" bash .ci/panic-free.sh
 # The Rust crate on its own: no_std on a target without std, docs, publishable.
 step "the Rust crate alone" bash .ci/core-crate.sh
+# The man pages: rendered with scdoc, no mandoc or groff warning, in step with
+# utf8check --help and with the header.
+step "man pages" bash .ci/man-pages.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
 step "packaging and consumers" bash .ci/packaging-tests.sh

@@ -82,7 +82,14 @@ grep -F "Rust target x86_64-pc-windows-gnu" "$work/install.log" ||
 
 step "install: what is where"
 (cd "$prefix" && find . \( -type f -o -type l \) | sort) >"$work/files.txt"
-diff -u - "$work/files.txt" <<EOF || fail "installed files differ (- expected, + found)"
+# The man pages come with scdoc, when it is installed (.ci/packaging-tests.sh
+# requires it in CI).
+man_pages=
+if command -v scdoc >/dev/null 2>&1; then
+  man_pages="./share/man/man1/utf8check.1
+./share/man/man3/utf8validate.3"
+fi
+sed '/^$/d' <<EOF | sort | diff -u - "$work/files.txt" || fail "installed files differ (- expected, + found)"
 ./bin/utf8check.exe
 ./bin/utf8validate.dll
 ./include/utf8validate.h
@@ -96,6 +103,7 @@ diff -u - "$work/files.txt" <<EOF || fail "installed files differ (- expected, +
 ./share/utf8validate/gdb/utf8validate.py
 ./share/utf8validate/lldb/README.md
 ./share/utf8validate/lldb/utf8validate.py
+$man_pages
 EOF
 cat "$work/files.txt"
 cmp include/utf8validate.h "$prefix/include/utf8validate.h" ||

@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
 """Turns criterion's results for `cargo bench -p utf8validate-bench` into tables.
 
-Usage: python3 benches/summarize.py [CRITERION_DIR]
-(default: $CARGO_TARGET_DIR/criterion, else target/criterion).
+Usage: python3 benches/summarize.py [--pieces] [--csv NAME] [CRITERION_DIR]
+(default CRITERION_DIR: $CARGO_TARGET_DIR/criterion, else target/criterion).
 
 For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's median
 time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
-Short inputs are shown in ns per call. Then the checks of the issue's targets, and
-the `render` benchmark (escape_into and replace_into against String::from_utf8_lossy)
-in MB/s, and the `chunked` benchmark (data in pieces) in GB/s, when they have run.
+Short inputs are shown in ns per call. Then checks against the performance targets,
+and the `render` benchmark (escape_into and replace_into against
+String::from_utf8_lossy) in MB/s, and the `pieces` benchmark (data in pieces) in GB/s,
+when they have run.
+
+The numbers are also written as CSV to benches/results/<machine>/<date>-<name>.csv
+(see machine()): the peers benchmark as `peers-<back end>` (one row per input and
+contender: bytes, median ns per call, GB/s), or with --pieces only the pieces table,
+as `pieces-<back end>`. The back end is $UTF8VALIDATE_BACKEND or `default`;
+--csv NAME names the file instead.
 """
 
+import csv
+import datetime
 import json
 import math
 import os
+import platform
+import re
 import sys
 from pathlib import Path
 
@@ -79,38 +90,65 @@ def order(group):
 
 
 def machine():
-    """A short name for this machine's CPU, for benches/results/<machine>/."""
-    model = "unknown"
+    """A short name for this machine's CPU, for benches/results/<machine>/: the model
+    name, then on x86 the family and model numbers (e.g. `amd-epyc-f25m17`), which
+    tell apart the CPUs that a VM gives one model name; on Arm, the implementer and
+    part numbers."""
+    info = {}
     try:
-        for line in open("/proc/cpuinfo"):
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep:
+                    info.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return "-".join(model.lower().replace("(r)", "").replace("(tm)", "").split())
+    name = (info.get("model name") or platform.machine() or "unknown").lower()
+    name = re.sub(r"\((r|tm)\)|@.*|\bcpu\b|\bprocessor\b|\b\d+-core\b", " ", name)
+    parts = re.sub(r"[^a-z0-9.]+", " ", name).split()
+    if "cpu family" in info and "model" in info:
+        parts.append(f"f{info['cpu family']}m{info['model']}")
+    elif "CPU implementer" in info and "CPU part" in info:
+        parts.append(f"i{info['CPU implementer'].removeprefix('0x')}"
+                     f"p{info['CPU part'].removeprefix('0x')}")
+    return "-".join(parts)
 
 
-def write_csv(name, rows):
-    """benches/results/<machine>/<date>-<name>.csv with `rows` (header first)."""
-    import csv
-    import datetime
+def write_csv(name, rows, date=None):
+    """benches/results/<machine>/<date>-<name>.csv with `rows` (header first); `date`
+    (YYYY-MM-DD) is the run's, today's by default."""
     out = Path(__file__).parent / "results" / machine()
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{datetime.date.today().isoformat()}-{name}.csv"
+    path = out / f"{date or datetime.date.today().isoformat()}-{name}.csv"
     with open(path, "w", newline="") as f:
         csv.writer(f).writerows(rows)
-    print(f"\n(written: {path})")
+    print(f"(written: {path})", file=sys.stderr)
+
+
+def peers_rows(results, groups):
+    """The peers benchmark as CSV rows: one per input and contender (in the table's
+    order), with criterion's median time per call."""
+    rows = [["input", "contender", "bytes", "ns_per_call", "gb_per_s"]]
+    rank = {c: i for i, c in enumerate(COLUMNS)}
+    for g in groups:
+        for function, (ns, size) in sorted(results[g].items(),
+                                           key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])):
+            rows.append([g, function, size, f"{ns:.3f}", f"{gbps(ns, size):.3f}"])
+    return rows
 
 
 def main():
     args = sys.argv[1:]
     only_pieces = "--pieces" in args
-    csv_name = None
-    if "--csv" in args:
-        csv_name = args[args.index("--csv") + 1]
-        del args[args.index("--csv"):args.index("--csv") + 2]
     args = [a for a in args if a != "--pieces"]
+    # The CSV's name: --csv NAME, else the benchmark and the back end it ran with
+    # (UTF8VALIDATE_BACKEND, when it is set for this command too).
+    run = os.environ.get("UTF8VALIDATE_BACKEND") or "default"
+    csv_name = f"{'pieces' if only_pieces else 'peers'}-{run}"
+    if "--csv" in args:
+        at = args.index("--csv")
+        csv_name = args[at + 1]
+        del args[at:at + 2]
     if args:
         root = Path(args[0])
     else:
@@ -121,7 +159,7 @@ def main():
         sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")
     if only_pieces:
         rows = pieces_table(results)
-        if csv_name and rows:
+        if rows:
             write_csv(csv_name, rows)
         return
 
@@ -151,7 +189,7 @@ def main():
         avx2 = f"{r['simdutf8_basic'][0] / r[AVX2][0]:.2f}x" if AVX2 in r and "simdutf8_basic" in r else "-"
         print(f"| {g} | " + " | ".join(cells) + " | " + " | ".join(ratios) + f" | {fe} | {avx2} |")
 
-    # The issue's targets.
+    # The performance targets.
     def ratio(g, peer, ours=OURS):
         return results[g][peer][0] / results[g][ours][0]
 
@@ -190,6 +228,8 @@ def main():
 
     render_table(results)
     pieces_table(results)
+    if groups:
+        write_csv(csv_name, peers_rows(results, groups))
 
 
 def ratio_table(results, prefix, key, intro, first, columns, value, ratios):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The C ABI benchmark, from the working tree (or a commit: --rev) to the table (see
-# BENCHMARKS.md, "Through the C ABI"):
+# BENCHMARKS.md):
 #   1. builds our library in release with its own CMake package (cmake/) and installs it
 #      into a fresh prefix, as a C/C++ user does;
 #   2. configures and builds benches/c-abi/ against that prefix (find_package, the static
@@ -10,7 +10,8 @@
 #      (UTF8VALIDATE_BACKEND=avx2, and simdutf's haswell kernel through
 #      SIMDUTF_FORCE_IMPLEMENTATION: what an AVX2-only CPU runs), each run checking first
 #      that every contender gives each input's known answer;
-#   4. prints the Markdown table (benches/c-abi/summarize.py).
+#   4. prints the Markdown table (benches/c-abi/summarize.py), and writes each run as
+#      CSV to benches/results/<machine>/<date>-c-abi-<run>.csv.
 #
 # Usage:
 #   bash benches/c-abi/run.sh            # the full run: a few minutes

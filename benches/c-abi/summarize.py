@@ -12,14 +12,27 @@ ours is faster), fe/val (utf8_first_error over utf8_validate) and fe/simdutf w/e
 (utf8_first_error over simdutf::validate_utf8_with_errors); then the geometric mean of
 each ratio over the non-ASCII lipsum files and over the wikipedia files.
 
+Each run is also written as CSV, benches/results/<machine>/<date>-c-abi-<run>.csv
+(the machine's name and the file's as benches/summarize.py makes them; the date is
+the run's): one row per input and contender with the bytes per call, the median time
+per call in ns, GB/s and the coefficient of variation over the repetitions (%).
+
 --smoke only checks that every input has every contender (a smoke run's timings are
-too short to quote) and prints no numbers.
+too short to quote), prints no numbers and writes no CSV.
 """
 
+import importlib.util
 import json
 import math
 import sys
 from pathlib import Path
+
+# machine() and write_csv() of benches/summarize.py (a module of the same name as this
+# file, so loaded by its path).
+_spec = importlib.util.spec_from_file_location(
+    "bench_summarize", Path(__file__).resolve().parent.parent / "summarize.py")
+bench_summarize = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_summarize)
 
 CONTENDERS = [
     ("ours_validate", "validate"),
@@ -145,6 +158,17 @@ def table(results):
     return "\n".join(lines)
 
 
+def csv_rows(results):
+    """One row per input and contender, in the table's order."""
+    rows = [["input", "contender", "bytes", "ns_per_call", "gb_per_s", "cv_percent"]]
+    for name in sorted(results, key=order):
+        for c, _ in CONTENDERS:
+            ns, size, cv = results[name][c]
+            rows.append([name, c, size, f"{ns:.3f}", f"{size / ns:.3f}",
+                         "" if cv is None else f"{100 * cv:.1f}"])
+    return rows
+
+
 def noise(results):
     cvs = [(row[c][2], f"{name}/{c}") for name, row in results.items() for c, _ in CONTENDERS
            if row.get(c) and row[c][2] is not None]
@@ -214,6 +238,10 @@ def main():
         if spread:
             print(f"\n{spread}")
         print()
+    for key, _, path in runs:
+        context, results = load(path)
+        bench_summarize.write_csv(f"c-abi-{key}", csv_rows(results),
+                                  date=context.get("date", "")[:10] or None)
 
 
 if __name__ == "__main__":
