@@ -10,21 +10,20 @@
 use utf8validate_c_tests as support;
 #[path = "../../utf8validate-core/tests/oracle/mod.rs"]
 mod oracle;
+#[path = "../../utf8validate-core/tests/threads/mod.rs"]
+mod threads;
 
 use std::ffi::{CStr, CString};
-use std::process::Command;
-use std::sync::{Arc, Barrier};
-use std::thread;
 
-use oracle::inputs::{cases, text, Rng};
 use oracle::render::unescape;
-use oracle::{std_error, SAMPLES};
+use oracle::std_error;
 use support::c_api::*;
+use threads::RaceInputs;
 
-/// Threads per test; more than this machine's cores, so they interleave.
-const THREADS: usize = 8;
 /// `UTF8_STATE_START`.
 const START: u32 = 0;
+/// `UTF8_STATE_ERROR`.
+const ERROR: u32 = 8;
 
 /// The C library's version, from Cargo.toml.
 static VERSION: std::sync::LazyLock<String> = std::sync::LazyLock::new(support::library_version);
@@ -130,151 +129,51 @@ fn class_of(b: u8) -> u8 {
 
 #[test]
 fn every_function_from_many_threads_on_shared_buffers() {
-    let cases = cases(1);
-    let start = Barrier::new(THREADS);
-    thread::scope(|scope| {
-        for t in 0..THREADS {
-            let (cases, start) = (&cases, &start);
-            scope.spawn(move || {
-                start.wait();
-                // Each thread walks the same buffers from a different place.
-                for i in 0..cases.len() {
-                    let bytes = &cases[(i + t * 7) % cases.len()];
-                    check_everything(bytes, i * 31 + t);
-                }
-            });
-        }
-    });
+    threads::on_shared_buffers(check_everything);
 }
 
 #[test]
 fn every_function_from_many_threads_on_their_own_changing_buffers() {
-    let start = Barrier::new(THREADS);
-    thread::scope(|scope| {
-        for t in 0..THREADS {
-            let start = &start;
-            scope.spawn(move || {
-                let mut rng = Rng(100 + t as u64);
-                let mut bytes = text(&mut rng, 300 + 40 * t, 2);
-                start.wait();
-                for round in 0..150 {
-                    // Overwrite, insert or delete a byte, then check again.
-                    let at = rng.below(bytes.len());
-                    match rng.below(3) {
-                        0 if !bytes.is_empty() => bytes[at] = rng.next() as u8,
-                        1 => bytes.insert(at, rng.next() as u8),
-                        _ if !bytes.is_empty() => {
-                            bytes.remove(at);
-                        }
-                        _ => bytes.push(b'x'),
-                    }
-                    if round % 50 == 0 {
-                        // Back to valid text now and then, so both verdicts occur.
-                        bytes = text(&mut rng, 300 + 40 * t, 0);
-                    }
-                    check_everything(&bytes, rng.below(bytes.len() + 1));
-                }
-            });
-        }
-    });
+    threads::on_changing_buffers(check_everything);
 }
 
-/// Set in the child processes of `dispatch_is_race_free_on_first_use`.
-const CHILD_ENV: &str = "UTF8VALIDATE_RACE_CHILD";
-/// Threads racing on the first call in each child.
-const RACERS: usize = 32;
-
-/// Runs [`racing_first_call_child`] alone in fresh processes (this test binary,
-/// filtered to that one test), so that in each the library's first call ever is
-/// made by many threads at once, released together by a barrier.
 #[test]
 fn dispatch_is_race_free_on_first_use() {
-    let exe = std::env::current_exe().unwrap();
-    for run in 0..6 {
-        let out = Command::new(&exe)
-            .args([
-                "--exact",
-                "racing_first_call_child",
-                "--ignored",
-                "--nocapture",
-            ])
-            .args(["--test-threads", "1"])
-            .env(CHILD_ENV, "1")
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            out.status.success(),
-            "child {run} failed ({}):\n{stdout}\n{stderr}",
-            out.status
-        );
-        assert!(
-            stdout.contains(&format!("{RACERS} threads agreed on the first call")),
-            "child {run} did not race:\n{stdout}\n{stderr}"
-        );
-    }
+    threads::race_first_call_in_children("racing_first_call_child");
 }
 
-/// The body of the race, run only in a child process (see above). The library is
-/// loaded before the threads start; its first call is made by all of them at once.
+/// The body of the race, run only in a child process by
+/// `dispatch_is_race_free_on_first_use`. The library is loaded before the threads
+/// start; its first call is made by all of them at once.
 #[test]
 #[ignore = "run in a fresh child process by dispatch_is_race_free_on_first_use"]
 fn racing_first_call_child() {
-    if std::env::var_os(CHILD_ENV).is_none() {
-        return;
-    }
-    // Longer than a SIMD block, so every call goes through the dispatch. The
-    // expected answers come from std, before any thread touches the library.
-    let text = SAMPLES.concat();
-    let at = (150..).find(|&i| text.is_char_boundary(i)).unwrap();
-    let valid = text.into_bytes();
-    let mut invalid = valid.clone();
-    invalid.splice(at..at, *b"\xED\xA0\x80"); // a surrogate
-    assert!(valid.len() > 256 && std_error(&valid).is_none());
-    assert_eq!(std_error(&invalid), Some((at, Some(1))));
     // Loads the library (a call that does not dispatch).
     // SAFETY: the version is a static string.
     assert!(!unsafe { utf8validate_version() }.is_null());
-    let inputs = Arc::new((valid, invalid));
-    let barrier = Arc::new(Barrier::new(RACERS));
-    let racers: Vec<thread::JoinHandle<()>> = (0..RACERS)
-        .map(|t| {
-            let (inputs, barrier) = (Arc::clone(&inputs), Arc::clone(&barrier));
-            thread::spawn(move || {
-                let (valid, invalid) = (&inputs.0, &inputs.1);
-                let (v, i) = (
-                    (valid.as_ptr().cast(), valid.len()),
-                    (invalid.as_ptr().cast(), invalid.len()),
-                );
-                barrier.wait();
-                // SAFETY: every pointer is a live slice of the given length.
-                unsafe {
-                    // Each thread's first call is one of the entry points that dispatch.
-                    match t % 4 {
-                        0 => assert!(utf8_validate(v.0, v.1)),
-                        1 => assert!(!utf8_validate(i.0, i.1)),
-                        2 => assert_eq!(utf8_first_error(i.0, i.1), at),
-                        _ => assert_eq!(utf8_validate_chunk(START, i.0, i.1), 8),
-                    }
-                    // And the rest of them, right after.
-                    for _ in 0..50 {
-                        assert!(utf8_validate(v.0, v.1));
-                        assert_eq!(utf8_first_error(i.0, i.1), at);
-                        assert_eq!(utf8_first_error(v.0, v.1), valid.len());
-                    }
+    let slice = |b: &Vec<u8>| (b.as_ptr().cast(), b.len());
+    threads::race_in_child(
+        |t, RaceInputs { valid, invalid, at }| {
+            let (v, i) = (slice(valid), slice(invalid));
+            // Each thread's first call is one of the entry points that dispatch.
+            // SAFETY: every pointer is a live slice of the given length.
+            unsafe {
+                match t % 4 {
+                    0 => assert!(utf8_validate(v.0, v.1)),
+                    1 => assert!(!utf8_validate(i.0, i.1)),
+                    2 => assert_eq!(utf8_first_error(i.0, i.1), *at),
+                    _ => assert_eq!(utf8_validate_chunk(START, i.0, i.1), ERROR),
                 }
-            })
-        })
-        .collect();
-    let panicked = racers
-        .into_iter()
-        .map(|r| r.join())
-        .filter(Result::is_err)
-        .count();
-    assert_eq!(
-        panicked, 0,
-        "threads whose answer was wrong (their panics are above)"
+            }
+        },
+        |RaceInputs { valid, invalid, at }| {
+            let (v, i) = (slice(valid), slice(invalid));
+            // SAFETY: every pointer is a live slice of the given length.
+            unsafe {
+                assert!(utf8_validate(v.0, v.1));
+                assert_eq!(utf8_first_error(i.0, i.1), *at);
+                assert_eq!(utf8_first_error(v.0, v.1), valid.len());
+            }
+        },
     );
-    println!("{RACERS} threads agreed on the first call");
 }
