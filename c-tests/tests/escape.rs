@@ -10,6 +10,7 @@ mod oracle;
 
 use std::ptr;
 
+use oracle::inputs::RENDER_SAMPLES;
 use oracle::render::{escape_units, replace_units};
 use oracle::SAMPLES;
 use support::c_api::{utf8_escape, utf8_replace};
@@ -82,21 +83,9 @@ fn assert_snprintf_contract(bytes: &[u8], render: CRender, units: &[Vec<u8>]) {
     }
 }
 
-/// Inputs where units of every width meet the truncation point.
-const CONTRACT_SAMPLES: &[&[u8]] = &[
-    b"",
-    b"a",
-    b"\xFF",
-    b"\\",
-    b"\0",
-    "é€😀".as_bytes(),
-    b"ab\xC3\xA9\\\xE2\x82\xAC\xF0\x9F\x98\x80\xC0\xAF\x00x\xED\xA0\x80\xF0\x9F\x98",
-    b"\xE2\x82A\xF4\x90\x80\x80\xFE tail \\ \xCE\xB1",
-];
-
 #[test]
 fn snprintf_contract_for_every_capacity() {
-    let mut inputs: Vec<Vec<u8>> = CONTRACT_SAMPLES.iter().map(|s| s.to_vec()).collect();
+    let mut inputs: Vec<Vec<u8>> = RENDER_SAMPLES.iter().map(|s| s.to_vec()).collect();
     inputs.extend(SAMPLES.iter().map(|s| s.as_bytes().to_vec()));
     for bytes in &inputs {
         assert_snprintf_contract(bytes, utf8_escape, &escape_units(bytes));

@@ -8,6 +8,7 @@
 
 mod oracle;
 
+use oracle::inputs::RENDER_SAMPLES;
 use oracle::render::{escape_units, replace_units, unescape};
 use oracle::SAMPLES;
 use proptest::prelude::*;
@@ -200,21 +201,9 @@ fn assert_truncation(bytes: &[u8], units: &[Vec<u8>], render: fn(&[u8], &mut [u8
     }
 }
 
-/// Inputs where units of every width meet the truncation point.
-const TRUNCATION_SAMPLES: &[&[u8]] = &[
-    b"",
-    b"a",
-    b"\xFF",
-    b"\\",
-    b"\0",
-    "é€😀".as_bytes(),
-    b"ab\xC3\xA9\\\xE2\x82\xAC\xF0\x9F\x98\x80\xC0\xAF\x00x\xED\xA0\x80\xF0\x9F\x98",
-    b"\xE2\x82A\xF4\x90\x80\x80\xFE tail \\ \xCE\xB1",
-];
-
 #[test]
 fn truncation_for_every_buffer_length() {
-    let mut inputs: Vec<Vec<u8>> = TRUNCATION_SAMPLES.iter().map(|s| s.to_vec()).collect();
+    let mut inputs: Vec<Vec<u8>> = RENDER_SAMPLES.iter().map(|s| s.to_vec()).collect();
     inputs.extend(SAMPLES.iter().map(|s| s.as_bytes().to_vec()));
     for bytes in &inputs {
         assert_truncation(bytes, &escape_units(bytes), escape_into);

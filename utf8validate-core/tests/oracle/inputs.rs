@@ -66,3 +66,38 @@ pub fn cases(seed: u64) -> Vec<Vec<u8>> {
     }
     all
 }
+
+/// Inputs where escape and replacement units of every width (an ASCII byte, a
+/// backslash, a NUL, 2-4 byte characters, `\xHH` escapes, U+FFFD for maximal
+/// subparts of 1-3 bytes) meet the end of a too-small output buffer.
+pub const RENDER_SAMPLES: &[&[u8]] = &[
+    b"",
+    b"a",
+    b"\xFF",
+    b"\\",
+    b"\0",
+    "é€😀".as_bytes(),
+    b"ab\xC3\xA9\\\xE2\x82\xAC\xF0\x9F\x98\x80\xC0\xAF\x00x\xED\xA0\x80\xF0\x9F\x98",
+    b"\xE2\x82A\xF4\x90\x80\x80\xFE tail \\ \xCE\xB1",
+];
+
+/// The ways to cut `bytes` into pieces that data-in-pieces tests try, each with a
+/// label for failure messages: whole, at every point, at every pair of points (for
+/// inputs of up to 24 bytes) and into 1-byte pieces.
+pub fn splits(bytes: &[u8]) -> Vec<(String, Vec<&[u8]>)> {
+    let mut all = vec![("one piece".to_string(), vec![bytes])];
+    for i in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(i);
+        all.push((format!("split at {i}"), vec![a, b]));
+    }
+    if bytes.len() <= 24 {
+        for i in 0..=bytes.len() {
+            for j in i..=bytes.len() {
+                let pieces = vec![&bytes[..i], &bytes[i..j], &bytes[j..]];
+                all.push((format!("split at {i},{j}"), pieces));
+            }
+        }
+    }
+    all.push(("1-byte pieces".to_string(), bytes.chunks(1).collect()));
+    all
+}

@@ -92,6 +92,37 @@ pub fn draft_kind(bytes: &[u8], offset: usize, truncated: bool) -> utf8validate_
     }
 }
 
+/// The names of the error kinds, as `ErrorKind::name` and the header's
+/// `utf8_error_kind_name` document them, in the order of their values 0-7.
+pub const KIND_NAMES: [&str; 8] = [
+    "none",
+    "unexpected_continuation",
+    "missing_continuation",
+    "truncated",
+    "overlong",
+    "surrogate",
+    "too_large",
+    "invalid_byte",
+];
+
+/// The draft's byte class (0-11) of `b`, from its prose list of byte ranges.
+pub fn draft_class(b: u8) -> u8 {
+    match b {
+        0x00..=0x7F => 0,
+        0x80..=0x8F => 1,
+        0x90..=0x9F => 2,
+        0xA0..=0xBF => 3,
+        0xC0..=0xC1 | 0xF5..=0xFF => 4,
+        0xC2..=0xDF => 5,
+        0xE0 => 6,
+        0xE1..=0xEC | 0xEE..=0xEF => 7,
+        0xED => 8,
+        0xF0 => 9,
+        0xF1..=0xF3 => 10,
+        0xF4 => 11,
+    }
+}
+
 /// Valid text made of `parts.len()` pieces drawn from `pieces`, with up to
 /// `max_edits - 1` random byte edits (replace, insert, delete) that usually make it
 /// ill-formed.
