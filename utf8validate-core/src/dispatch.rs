@@ -11,17 +11,17 @@
 //!
 //! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
 //!   inline, with no indirect call; other short inputs go to the back end, which
-//!   checks them in one zero-padded masked load (AVX-512) or with the scalar machine;
+//!   checks them in one zero-padded masked load (AVX-512), with overlapping
+//!   vectors, or (shorter than the narrowest vector) with the scalar machine;
 //! - [`first_error`] is the same check as [`validate`] up to the first error, whose
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
 //!   costs;
-//! - [`validate_chunk`] checks a piece of up to one block in one call to the back
-//!   end's third entry point ([`ValidatePieceFn`]), which starts from the carried
-//!   state (its lead byte taken as the byte before the piece), up to the piece's last
-//!   sequence; a longer piece has the carried sequence finished by the scalar machine
-//!   (at most 3 bytes) and the rest checked like a whole input. Either way the last
-//!   sequence (at most 4 bytes) decides the final state, found from its lead byte.
+//! - [`validate_chunk`] checks a piece of any length (3 bytes or more) in one call
+//!   to the back end's third entry point ([`ValidateOpenFn`]), which starts from
+//!   the carried state (its lead byte taken as the byte before the piece) and
+//!   leaves the end open; the state the piece ends in is read off its last three
+//!   bytes (`sequence::open_state`). The stream's `feed` is built on it.
 //!
 //! # Choosing the back end
 //!

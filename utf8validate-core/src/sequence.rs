@@ -1,6 +1,6 @@
 //! Where sequences end and characters start, byte by byte: the continuation-byte
 //! test, whether an input ends inside a sequence, the last character boundary before
-//! an offset, and the sequence an input ends inside (for data in pieces). The one
+//! an offset, and the state a piece of data in pieces ends in. The one
 //! place for these small ideas; the scalar engine, the SIMD back ends, the dispatch
 //! and the stream all use them.
 
@@ -9,6 +9,7 @@ use crate::state_machine::{next_state, State};
 /// True iff `bytes[..end]` ends inside a sequence: its last byte is a lead byte
 /// (C0-FF), the one before a 3- or 4-byte lead (E0-FF), or the one before that a
 /// 4-byte lead (F0-FF).
+#[cfg(simd_back_end)]
 #[inline(always)]
 pub(crate) fn ends_inside_sequence(bytes: &[u8], end: usize) -> bool {
     let back = |n: usize| end.checked_sub(n).and_then(|i| bytes.get(i));
@@ -70,68 +71,6 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
     } else {
         at
     }
-}
-
-/// The sequence that `bytes` ends inside, if any, for the chunk and stream checks:
-/// `(split, state)`, where `state` is the draft machine's state after
-/// `bytes[split..]` from START. `bytes` starts on a character boundary, or (the
-/// chunk check of a piece of at least 3 bytes) with the continuation bytes that
-/// finish a carried sequence, which are never lead bytes: the last sequence,
-/// found from its lead byte, starts after them. The fast validator
-/// checks `bytes[..split]`, which ends on a character boundary; had it been given
-/// a piece that ends inside a character (most pieces of non-ASCII text do), it would
-/// have taken that for an error and looked for it the slow way.
-///
-/// When `bytes` ends inside a sequence (as [`ends_inside_sequence`] tells),
-/// `bytes[split..]` runs from the last lead byte (C0-FF) among the last three
-/// bytes: `state` is a live state if that sequence is cut short, `Error` if it is
-/// ill-formed. Otherwise `split` is `bytes.len()` and `state` START, and the fast
-/// validator decides. An error in `bytes[..split]`, a sequence it cuts short
-/// included (the lead byte after it cuts it short in `bytes` too), is the first
-/// error of `bytes`.
-///
-/// Pieces of non-ASCII text end anywhere in a character, so past the test for a
-/// final ASCII byte this has no loop over the bytes (a loop over the 0-3 bytes of
-/// the last sequence mispredicted about once per piece), and `split` depends on
-/// comparisons only, not on the machine's table lookups, so that the fast
-/// validator need not wait for them.
-#[inline]
-pub(crate) fn trailing_sequence(bytes: &[u8]) -> (usize, State) {
-    let len = bytes.len();
-    if bytes.last().is_none_or(|&byte| byte < 0x80) {
-        // Ends with ASCII (most pieces of most text): not inside a sequence.
-        return (len, State::Start);
-    }
-    // The last three bytes; before the start of the input, ASCII (it starts on a
-    // character boundary).
-    let back = |n: usize| {
-        len.checked_sub(n)
-            .and_then(|i| bytes.get(i))
-            .map_or(0, |&b| b)
-    };
-    let (b1, b2, b3) = (back(3), back(2), back(1));
-    // The length of the last sequence, from its lead byte, within the last three.
-    let from_lead = if !ends_inside_sequence(bytes, len) {
-        0
-    } else if is_lead(b3) {
-        1
-    } else if is_lead(b2) {
-        2
-    } else {
-        3
-    };
-    let step = |state: State, byte: u8, taken: bool| {
-        let next = next_state(state, byte);
-        if taken {
-            next
-        } else {
-            state
-        }
-    };
-    let state = step(State::Start, b1, from_lead >= 3);
-    let state = step(state, b2, from_lead >= 2);
-    let state = step(state, b3, from_lead >= 1);
-    (len - from_lead, state)
 }
 
 /// The state the draft's machine is in after `bytes` (at least 3 of them), read off
@@ -214,31 +153,5 @@ mod tests {
             }
         }
         assert!(checked > 10_000, "{checked}");
-    }
-
-    #[test]
-    fn trailing_sequences() {
-        use State::*;
-        let cases: &[(&[u8], usize, State)] = &[
-            (b"", 0, Start),
-            (b"ab", 2, Start),
-            (b"\xC3", 0, A),
-            (b"a\xE2\x82\xAC", 4, Start),
-            (b"a\xE2\x82", 1, A),
-            (b"a\xF0\x9F\x98", 1, A),
-            (b"\xF0\x9F\x98\x80", 4, Start),
-            (b"a\xF4\x90", 1, Error),
-            // Not inside a sequence: the fast validator decides.
-            (b"a\xE2A", 3, Start),
-            (b"a\xC3\xA9\x80", 4, Start),
-            (b"a\xC3A", 3, Start),
-            // A lead byte cut short by the next one: only the last counts.
-            (b"a\xC3\xE2\x82", 2, A),
-            (b"a\x80", 2, Start),
-            (b"\xF0\x90\x80\x80\x80", 5, Start),
-        ];
-        for &(bytes, split, state) in cases {
-            assert_eq!(trailing_sequence(bytes), (split, state), "{bytes:02X?}");
-        }
     }
 }

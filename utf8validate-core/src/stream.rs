@@ -211,26 +211,12 @@ impl Stream {
             Some(rest) => rest,
             None => return self.failed == 0,
         };
-        // `rest` starts on a character boundary at absolute offset `consumed`.
-        let (split, state) = crate::sequence::trailing_sequence(rest);
-        let (whole, last) = rest.split_at_checked(split).unwrap_or((rest, &[]));
-        let offset = match crate::dispatch::first_error(whole) {
-            None => match state {
-                State::Start => {
-                    self.consumed = self.consumed.saturating_add(rest.len());
-                    return true;
-                }
-                // `last` is an ill-formed sequence from its lead byte, where its
-                // error starts (see `trailing_sequence`).
-                State::Error => whole.len(),
-                _ => {
-                    self.consumed = self.consumed.saturating_add(whole.len());
-                    self.set_pending(last);
-                    return true;
-                }
-            },
-            // The first error of `rest` (see `trailing_sequence`).
-            Some(offset) => offset,
+        // `rest` starts on a character boundary at absolute offset `consumed`. Its
+        // first error, as `first_error` reports it, is either ill-formed or (at the
+        // end only) a sequence the piece cuts short, which the next piece may finish.
+        let Some(offset) = crate::dispatch::first_error(rest) else {
+            self.consumed = self.consumed.saturating_add(rest.len());
+            return true;
         };
         let tail = rest.get(offset..).unwrap_or(&[]);
         match describe_sequence(tail, false) {
@@ -239,10 +225,8 @@ impl Stream {
                 false
             }
             None => {
-                // The piece ends inside a sequence (`first_error` reports it at its
-                // lead, so `tail` has 1-3 bytes). `trailing_sequence` leaves such
-                // a sequence to the machine above; this keeps it from ever being
-                // taken for an error.
+                // Cut short by the end of the piece: a proper prefix of one
+                // sequence, 1-3 bytes, carried to the next piece.
                 self.consumed = self.consumed.saturating_add(offset);
                 self.set_pending(tail);
                 true
@@ -255,17 +239,13 @@ impl Stream {
     /// is still incomplete) or the sequence turned out ill-formed (then the stream
     /// has failed).
     fn complete_pending<'a>(&mut self, bytes: &'a [u8]) -> Option<&'a [u8]> {
-        let held = usize::from(self.pending_len).min(self.pending.len());
+        let held = self.held();
         if held == 0 {
             return Some(bytes);
         }
         // The carried bytes are a proper prefix of one sequence; it needs as many
-        // more bytes as its lead byte says it has, less those. Taken from the lead
-        // byte, not from the machine's state after the carried bytes, so that the
-        // split, and the fast check of the rest, need not wait for 1-3 table
-        // lookups: on 64-byte pieces, 6% faster on Hindi text and 13% on mixed
-        // 1-4-byte text (English unchanged). The machine then runs over the whole
-        // sequence and decides.
+        // more bytes as its lead byte says it has, less those. The machine then runs
+        // over the whole sequence and decides.
         let carried = self.pending.get(..held).unwrap_or_default();
         let [lead, ..] = self.pending;
         let length = sequence_length(lead);

@@ -12,8 +12,8 @@ use crate::sequence::ends_inside_sequence;
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
 /// the first error (`bytes.len()` when there is none). An input of at most one
 /// block is one zero-padded vector where the instruction set can load that
-/// (AVX-512), else overlapping
-/// vectors, else (shorter than the narrowest vector) the scalar machine. A longer
+/// (AVX-512), else overlapping vectors, else (shorter than the narrowest vector)
+/// the scalar machine. A longer
 /// input goes to `long`, the back end's `validate_long` or `first_error_long` (the
 /// generic [`super::check_long`]), which its `validate` and `first_error` reach by
 /// a jump, out of line, so that short inputs do not share its code.
