@@ -42,28 +42,13 @@ pub fn library_version() -> String {
 pub fn library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test knows its own path");
-        // target/<profile>/deps/<test>: cargo builds into the same target directory.
-        let target = exe
-            .ancestors()
-            .nth(3)
-            .expect("the test executable is in target/<profile>/deps")
-            .to_path_buf();
         let release = !cfg!(debug_assertions);
-        let dir = target.join(if release { "release" } else { "debug" });
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut build = Command::new(cargo);
-        build
-            .args(["build", "--quiet", "--lib", "--package", "utf8validate"])
-            .arg("--manifest-path")
-            .arg(repository().join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(&target);
+        let mut args = vec!["--lib", "--package", "utf8validate"];
         if release {
-            build.arg("--release");
+            args.push("--release");
         }
-        let status = build.status().expect("cargo runs");
-        assert!(status.success(), "cargo build of the C library failed");
+        cargo_build(&args);
+        let dir = target_dir().join(if release { "release" } else { "debug" });
         for name in ["libutf8validate.a", "libutf8validate.so"] {
             assert!(
                 dir.join(name).is_file(),
@@ -73,6 +58,50 @@ pub fn library_dir() -> &'static Path {
         }
         dir
     })
+}
+
+/// `target/debug/utf8check`, after `cargo build -p utf8check` (a debug build, quick
+/// to make, whatever profile the tests run in). Built once per test process.
+pub fn utf8check() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        cargo_build(&["--bin", "utf8check", "--package", "utf8check"]);
+        let exe = target_dir()
+            .join("debug")
+            .join(format!("utf8check{}", std::env::consts::EXE_SUFFIX));
+        assert!(
+            exe.is_file(),
+            "{} is missing after cargo build",
+            exe.display()
+        );
+        exe
+    })
+}
+
+/// The target directory the tests were built into: cargo builds there too.
+fn target_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    // target/<profile>/deps/<test>
+    exe.ancestors()
+        .nth(3)
+        .expect("the test executable is in target/<profile>/deps")
+        .to_path_buf()
+}
+
+/// `cargo build --quiet ARGS` in this workspace, into [`target_dir`]; panics when it
+/// fails.
+fn cargo_build(args: &[&str]) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--quiet"])
+        .args(args)
+        .arg("--manifest-path")
+        .arg(repository().join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(target_dir())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build {args:?} failed");
 }
 
 /// The built artifact `name` (`libutf8validate.a` or `.so`) in [`library_dir`].
@@ -116,6 +145,22 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// True under `CI=true`, where CI has installed every tool the tests drive: a
+/// missing one is a failure there, not a skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").as_deref() == Ok("true")
+}
+
+/// Reports a test (or part of one) that cannot run here because `missing` is not
+/// available: panics under `CI=true`, else prints that it is skipped.
+pub fn skip(test: &str, missing: &str) {
+    assert!(
+        !in_ci(),
+        "{test}: {missing} is missing, and CI=true requires it"
+    );
+    eprintln!("skipping {test}: {missing} is not available (this fails under CI=true)");
+}
+
 /// Whether `tool` runs (`tool --version` succeeds); when it does not, panics under
 /// `CI=true` (CI installs every tool) and otherwise prints why the test is skipped.
 pub fn have(tool: &str) -> bool {
@@ -124,11 +169,7 @@ pub fn have(tool: &str) -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     if !runs {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "{tool} is missing, and CI=true requires it"
-        );
-        eprintln!("skipping: {tool} is not installed");
+        skip("this test", tool);
     }
     runs
 }

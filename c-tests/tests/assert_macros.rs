@@ -31,15 +31,9 @@ const BAD: &[u8] = b"ok \xED\xA0\x80!";
 const BAD_CSTR: &[u8] = b"path\xC0\xAFetc";
 const SIGABRT: i32 = 6;
 
-/// The repository's top (this test's package is `c-tests/`).
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("c-tests/ is inside the repository")
-}
 
 fn source_dir() -> PathBuf {
-    manifest_dir().join("c-tests/assert")
+    support::repository().join("c-tests/assert")
 }
 
 /// A directory holding `libutf8validate.so` (the one `cargo build` made, see
@@ -92,7 +86,7 @@ fn build(compiler: &str, flags: &[&str], ndebug: bool) -> PathBuf {
     cmd.current_dir(source_dir())
         .args(["-Wall", "-Wextra", "-pedantic", "-Werror", "-g"])
         .args(flags)
-        .arg(format!("-I{}", manifest_dir().join("include").display()));
+        .arg(format!("-I{}", support::repository().join("include").display()));
     if ndebug {
         cmd.arg("-DNDEBUG");
     }
@@ -339,7 +333,7 @@ fn ndebug_is_read_at_each_inclusion() {
     let lib = library_dir();
     let out = Command::new("gcc")
         .args(["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"])
-        .arg(format!("-I{}", manifest_dir().join("include").display()))
+        .arg(format!("-I{}", support::repository().join("include").display()))
         .arg(&src)
         .arg("-o")
         .arg(&exe)

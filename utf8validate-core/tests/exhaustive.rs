@@ -1,12 +1,13 @@
 //! Exhaustive tests: every 1-, 2- and 3-byte string, each compared with the RFC 3629
 //! grammar (written independently in `oracle`) and with `std::str::from_utf8`; and
 //! (ignored by default, run by CI in release mode) every 4-byte string whose first
-//! byte is E0-F7.
+//! byte is E0-F7. The draft's state machine itself (`byte_class`, `next_state`) is
+//! held to the same oracles, and to the draft's byte classes.
 
 mod oracle;
 
-use oracle::{rfc_first_error, std_error};
-use utf8validate_core::{check, first_error, validate};
+use oracle::{draft_class, rfc_first_error, std_error};
+use utf8validate_core::{byte_class, check, first_error, next_state, validate, State};
 
 fn assert_agrees(bytes: &[u8]) {
     let want = rfc_first_error(bytes);
@@ -20,12 +21,30 @@ fn assert_agrees(bytes: &[u8]) {
         want,
         "{bytes:02x?}: std and the RFC grammar disagree"
     );
+    // The draft's machine, stepped byte by byte: START after well-formed input,
+    // ERROR after an ill-formed sequence, a live state after a truncated one.
+    let state = bytes.iter().fold(State::Start, |s, &b| next_state(s, b));
+    match std {
+        None => assert_eq!(state, State::Start, "{bytes:02x?}: next_state"),
+        Some((_, Some(_))) => assert_eq!(state, State::Error, "{bytes:02x?}: next_state"),
+        Some((_, None)) => assert!(
+            !matches!(state, State::Start | State::Error),
+            "{bytes:02x?}: next_state gave {state:?} for a truncated sequence"
+        ),
+    }
     if let (Err(e), Some((_, len))) = (check(bytes), std) {
         assert_eq!(
             e.length,
             len.unwrap_or(bytes.len() - e.offset),
             "{bytes:02x?}: length"
         );
+    }
+}
+
+#[test]
+fn byte_classes_are_the_drafts() {
+    for b in 0..=255u8 {
+        assert_eq!(byte_class(b), draft_class(b), "{b:#04x}");
     }
 }
 

@@ -105,6 +105,21 @@ pub const KIND_NAMES: [&str; 8] = [
     "invalid_byte",
 ];
 
+/// The sentence `ErrorKind::message` and the header's `utf8_error_kind_message`
+/// give for each kind, in the order of [`KIND_NAMES`]: written out here so that a
+/// swapped or changed message fails (the header allows rewording between releases;
+/// this list then changes with it).
+pub const KIND_MESSAGES: [&str; 8] = [
+    "The input is well-formed UTF-8.",
+    "A continuation byte (80-BF) appears where a lead byte was expected.",
+    "A lead byte is not followed by enough continuation bytes.",
+    "The input ends in the middle of a multi-byte sequence.",
+    "An overlong (non-shortest) form encodes a code point with more bytes than needed.",
+    "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value.",
+    "A sequence encodes a value above U+10FFFF.",
+    "A byte that never appears in UTF-8 (F8-FF) is present.",
+];
+
 /// The draft's byte class (0-11) of `b`, from its prose list of byte ranges.
 pub fn draft_class(b: u8) -> u8 {
     match b {
@@ -182,7 +197,9 @@ pub const ILL_FORMED: &[&[u8]] = &[
     b"\xC0\xAF",         // overlong, C0
     b"\xC1\xBF",         // overlong, C1
     b"\xE0\x80\xAF",     // overlong, E0 80-9F
+    b"\xE0\x9F\xBF",     // overlong, E0 80-9F: its upper edge
     b"\xF0\x80\x80\xAF", // overlong, F0 80-8F
+    b"\xF0\x8F\xBF\xBF", // overlong, F0 80-8F: its upper edge
     b"\xED\xA0\x80",     // surrogate
     b"\xED\xBF\xBF",     // surrogate
     b"\xF4\x90\x80\x80", // above U+10FFFF
