@@ -31,7 +31,6 @@ const BAD: &[u8] = b"ok \xED\xA0\x80!";
 const BAD_CSTR: &[u8] = b"path\xC0\xAFetc";
 const SIGABRT: i32 = 6;
 
-
 fn source_dir() -> PathBuf {
     support::repository().join("c-tests/assert")
 }
@@ -86,7 +85,10 @@ fn build(compiler: &str, flags: &[&str], ndebug: bool) -> PathBuf {
     cmd.current_dir(source_dir())
         .args(["-Wall", "-Wextra", "-pedantic", "-Werror", "-g"])
         .args(flags)
-        .arg(format!("-I{}", support::repository().join("include").display()));
+        .arg(format!(
+            "-I{}",
+            support::repository().join("include").display()
+        ));
     if ndebug {
         cmd.arg("-DNDEBUG");
     }
@@ -333,7 +335,10 @@ fn ndebug_is_read_at_each_inclusion() {
     let lib = library_dir();
     let out = Command::new("gcc")
         .args(["-std=c99", "-Wall", "-Wextra", "-pedantic", "-Werror"])
-        .arg(format!("-I{}", support::repository().join("include").display()))
+        .arg(format!(
+            "-I{}",
+            support::repository().join("include").display()
+        ))
         .arg(&src)
         .arg("-o")
         .arg(&exe)

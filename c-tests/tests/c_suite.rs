@@ -72,7 +72,6 @@ fn library() -> Library {
     }
 }
 
-
 #[derive(Clone, Copy, PartialEq)]
 enum Link {
     Static,

@@ -46,7 +46,6 @@ const VIEW: &[u8] = b"aa\x80tai";
 /// Each gdb session takes about a second; a hung one is killed after this.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-
 fn tmp() -> PathBuf {
     PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("gdb-tests")
 }
@@ -89,7 +88,10 @@ fn compile(compiler: &str, source: &str, flags: &[&str], exe: &Path, libdir: &Pa
     let mut cmd = Command::new(compiler);
     cmd.args(["-g", "-O0", "-Wall", "-Wextra", "-pedantic", "-Werror"])
         .args(flags)
-        .arg(format!("-I{}", support::repository().join("include").display()))
+        .arg(format!(
+            "-I{}",
+            support::repository().join("include").display()
+        ))
         .arg(support::repository().join("c-tests/gdb").join(source))
         .arg("-o")
         .arg(exe)

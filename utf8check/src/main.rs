@@ -21,7 +21,9 @@
 //!   silently accepts a directory as valid UTF-8.
 //! - `-v` marks exactly the maximal subpart (Unicode §3.9) with carets; isutf8 marks
 //!   from the lead byte to the byte that broke the sequence.
-//! - Files are streamed in 256 KiB blocks, never read whole or memory-mapped.
+//! - Memory use does not grow with the input: regular files are mapped 64 MiB at a
+//!   time, and pipes, terminals and files that report no size are read in 256 KiB
+//!   blocks.
 //!
 //! Additions: `--all` (every error, not only the first), `--json`.
 

@@ -90,7 +90,9 @@ impl Scanner {
         on_error: &mut OnError<'_>,
     ) -> io::Result<bool> {
         let meta = file.metadata()?;
-        if meta.is_file() {
+        // A regular file that reports size 0 may still have bytes (/proc, sysfs):
+        // only a non-empty size is trusted for mapping; the rest is read.
+        if meta.is_file() && meta.len() > 0 {
             if let Some(valid) = scan_mapped(file, meta.len(), opts, on_error)? {
                 return Ok(valid);
             }
@@ -210,8 +212,6 @@ struct Run {
     /// after each error with `--all`).
     base: u64,
     valid: bool,
-    /// False once the first error was found without `--all`: nothing more is fed.
-    going: bool,
 }
 
 impl Run {
@@ -221,12 +221,12 @@ impl Run {
             stream: Stream::new(),
             base: 0,
             valid: true,
-            going: true,
         }
     }
 
+    /// False once the first error was found without `--all`: nothing more is fed.
     fn going(&self) -> bool {
-        self.going
+        self.valid || self.opts.all
     }
 
     /// Feeds `block`, whose first byte is at absolute offset `start`, reporting every
@@ -239,12 +239,12 @@ impl Run {
         on_error: &mut OnError<'_>,
     ) -> io::Result<()> {
         let mut from = 0usize;
-        while self.going && !self.stream.feed(block.get(from..).unwrap_or_default()) {
+        while self.going() && !self.stream.feed(block.get(from..).unwrap_or_default()) {
             let Err(e) = self.stream.finish() else {
                 break;
             };
             self.report(e, lookup, on_error)?;
-            if self.going {
+            if self.going() {
                 // Resume after the maximal subpart, which ends in this block (the
                 // carried bytes before the block were a well-formed prefix that it
                 // takes in whole).
@@ -260,7 +260,7 @@ impl Run {
     /// At the end of the input: reports a sequence it cuts short, and answers
     /// whether the input was valid.
     fn finish(&mut self, lookup: &mut dyn Lookup, on_error: &mut OnError<'_>) -> io::Result<bool> {
-        if self.going {
+        if self.going() {
             if let Err(e) = self.stream.finish() {
                 self.report(e, lookup, on_error)?;
             }
@@ -284,7 +284,6 @@ impl Run {
             (0, 0)
         };
         self.valid = false;
-        self.going = self.opts.all;
         on_error(&Found {
             byte,
             length: e.length,

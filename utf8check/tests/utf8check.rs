@@ -1044,3 +1044,25 @@ fn markus_kuhn_stress_test_like_isutf8_and_std() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// A regular file that reports size 0 but has bytes (Linux's /proc): read, not
+/// mapped with length 0 and called valid. A child's command line with an FF byte in
+/// its name (`arg0`) must be found ill-formed there, at byte 1.
+#[cfg(target_os = "linux")]
+#[test]
+fn proc_files_of_size_zero_are_read() {
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::process::CommandExt;
+    let mut child = Command::new("sleep")
+        .arg0(OsStr::from_bytes(b"a\xFF"))
+        .arg("30")
+        .spawn()
+        .expect("spawn sleep");
+    let cmdline = format!("/proc/{}/cmdline", child.id());
+    assert_eq!(fs::metadata(&cmdline).expect("stat").len(), 0);
+    let r = run(&[cmdline.as_str()], None);
+    child.kill().ok();
+    child.wait().ok();
+    assert_eq!(r.code, 1, "{}{}", r.out(), r.stderr);
+    assert!(r.out().contains("byte 1:"), "{}", r.out());
+}
