@@ -2,7 +2,7 @@
 //!
 //! The header is committed so that C users without Rust have it. It is generated into
 //! `$OUT_DIR` on every build and copied over `include/utf8validate.h` when it differs,
-//! with a warning; `tests/header.rs` fails when the committed header is not what this
+//! with a warning; `c-tests/tests/header.rs` fails when the committed header is not what this
 //! script generates, so a stale header cannot land.
 
 use std::env;

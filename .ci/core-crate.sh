@@ -4,7 +4,7 @@
 #     where the scalar machine serves), with no warning;
 #   - its documentation builds without a warning (RUSTDOCFLAGS=-D warnings);
 #   - it is publishable: `cargo publish --dry-run` packages it and builds the package.
-# Under CI=true a missing rustup target is installed.
+# A missing rustup target is installed (rustup target add).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -113,7 +113,7 @@ EOF
 # library built above, and a placeholder for the shared library it cannot link.
 cat >"$work/cargo" <<EOF
 #!/usr/bin/env bash
-set -eu
+set -euo pipefail
 echo "\$*" >"$work/cargo-args.txt"
 out=\$(sed -n 's/.*--target-dir \([^ ]*\).*/\1/p' <<<"\$*")/\$(sed -n 's/.*--target \([^ ]*\).*/\1/p' <<<"\$*")/release
 mkdir -p "\$out"

@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import sys
 import sysconfig
 
 # Longest NUL-terminated string searched for its NUL when no LEN is given (1 MiB).
@@ -87,6 +88,18 @@ def library_candidates(preferred=()):
         # An explicit choice is not second-guessed: only that file is tried.
         return [explicit]
     found = list(preferred)
+    # The shared library's file names on this system: the development name, the
+    # versioned names an install adds (glob patterns), and its directory under an
+    # install prefix (a DLL lives in bin/ next to the programs).
+    if sys.platform == "win32":
+        name, versioned, prefix_dirs = "utf8validate.dll", [], ["bin"]
+    elif sys.platform == "darwin":
+        name, versioned, prefix_dirs = "libutf8validate.dylib", ["libutf8validate.*.dylib"], ["lib"]
+    else:
+        name, versioned, prefix_dirs = "libutf8validate.so", ["libutf8validate.so.*"], ["lib", "lib64"]
+        multiarch = sysconfig.get_config_var("MULTIARCH")
+        if multiarch:
+            prefix_dirs.append(os.path.join("lib", multiarch))
     # In the source tree: debugger/ next to target/.
     root = os.path.dirname(_HERE)
     cargo_target = os.environ.get("CARGO_TARGET_DIR")
@@ -95,27 +108,22 @@ def library_candidates(preferred=()):
         targets.insert(0, cargo_target)
     for target in targets:
         for profile in ("release", "debug"):
-            found.append(os.path.join(target, profile, "libutf8validate.so"))
-    # In an install prefix: PREFIX/share/utf8validate/debugger/, with the library in
-    # PREFIX/lib, PREFIX/lib64 or PREFIX/lib/<multiarch>.
-    libdirs = ["lib", "lib64"]
-    multiarch = sysconfig.get_config_var("MULTIARCH")
-    if multiarch:
-        libdirs.append(os.path.join("lib", multiarch))
+            found.append(os.path.join(target, profile, name))
+    # In an install prefix: PREFIX/share/utf8validate/debugger/.
     prefix = _HERE
     for _ in range(3):
         prefix = os.path.dirname(prefix)
-        for libdir in libdirs:
-            # The soname (libutf8validate.so.0 for 0.x) or the real file name, then
-            # the development link libutf8validate.so.
-            pattern = os.path.join(prefix, libdir, "libutf8validate.so.*")
-            found.extend(sorted(glob.glob(pattern), key=len))
-            found.append(os.path.join(prefix, libdir, "libutf8validate.so"))
-    # The system's search path (ld.so.cache, LD_LIBRARY_PATH).
+        for libdir in prefix_dirs:
+            # The versioned names (on Linux the soname libutf8validate.so.0 for 0.x,
+            # or the real file name), then the development name.
+            for pattern in versioned:
+                found.extend(sorted(glob.glob(os.path.join(prefix, libdir, pattern)), key=len))
+            found.append(os.path.join(prefix, libdir, name))
+    # The system's search path (ld.so.cache, LD_LIBRARY_PATH, PATH on Windows).
     system = ctypes.util.find_library("utf8validate")
     if system:
         found.append(system)
-    found.append("libutf8validate.so")
+    found.append(name)
     unique = []
     for path in found:
         if path not in unique:
