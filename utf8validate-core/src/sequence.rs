@@ -90,7 +90,8 @@ pub(crate) fn open_state(bytes: &[u8]) -> State {
         return State::Start;
     };
     // Both answers computed and one selected: the bytes of text in pieces make
-    // every branch here a coin toss.
+    // every branch here a coin toss. (Left to itself, the compiler branches
+    // around the table lookup of `after_lead`.)
     let after_lead = next_state(State::Start, b1);
     let inside = if b2 >= 0xF0 {
         State::B
@@ -99,11 +100,7 @@ pub(crate) fn open_state(bytes: &[u8]) -> State {
     } else {
         State::Start
     };
-    if is_lead(b1) {
-        after_lead
-    } else {
-        inside
-    }
+    core::hint::select_unpredictable(is_lead(b1), after_lead, inside)
 }
 
 #[cfg(test)]
