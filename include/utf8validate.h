@@ -170,22 +170,23 @@ typedef struct {
  */
 typedef struct {
   /**
-   * Private. Bytes accepted before the pending sequence: the absolute offset of
-   * `pending[0]` (saturates at `SIZE_MAX`).
+   * Private. Bytes fed so far, up to the first error (saturates at `SIZE_MAX`).
    */
-  size_t consumed;
+  size_t fed;
   /**
    * Private. Once `failed` is set, the absolute offset of the first error.
    */
   size_t error_offset;
   /**
-   * Private. The bytes of the sequence the last chunk ended inside.
+   * Private. The last three bytes fed (zeros stand for bytes before the first):
+   * they hold the lead byte of the sequence the input so far ends inside, if any.
    */
-  uint8_t pending[3];
+  uint8_t last[3];
   /**
-   * Private. How many bytes of `pending` are in use (0-3).
+   * Private. The draft machine's state after the bytes fed (a `utf8_state`;
+   * START on a character boundary).
    */
-  uint8_t pending_len;
+  uint8_t carried;
   /**
    * Private. 1 once an ill-formed sequence was seen, else 0.
    */

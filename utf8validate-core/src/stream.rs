@@ -3,11 +3,15 @@
 //! whole stream, however it was split.
 //!
 //! A [`Stream`] is a small, caller-owned value (no heap). It remembers how many bytes
-//! came before the current sequence, the at most 3 bytes of a sequence that a piece
-//! ended inside, and the first error once one is seen. Each piece is checked as
-//! [`crate::validate_chunk`] checks it (the same mechanism), from the state the
-//! carried bytes leave, in one call to the fast validator; only a piece that holds
-//! an error is looked at again, to find that error exactly.
+//! it was fed, the last three of them (which hold the lead byte of a sequence the
+//! input so far ends inside), the draft machine's state after them, and the first
+//! error once one is seen. Each piece is checked as [`crate::validate_chunk`] checks
+//! it (the same mechanism), from the carried state, in one call to the fast
+//! validator, and the bookkeeping after it is the same whether the piece ends on a
+//! character boundary or inside a sequence (for text in pieces, a coin toss that a
+//! branch would mispredict). Only a piece that holds an error is looked at again, to
+//! find that error exactly; only an error or the end needs to know where the open
+//! sequence starts.
 //!
 //! ```
 //! use utf8validate_core::{ErrorKind, Stream, Utf8Error};
@@ -24,7 +28,7 @@
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::sequence::{is_lead, open_state, sequence_length};
+use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
@@ -49,15 +53,16 @@ use crate::state_machine::{run, State};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stream {
-    /// Private. Bytes accepted before the pending sequence: the absolute offset of
-    /// `pending[0]` (saturates at `SIZE_MAX`).
-    consumed: usize,
+    /// Private. Bytes fed so far, up to the first error (saturates at `SIZE_MAX`).
+    fed: usize,
     /// Private. Once `failed` is set, the absolute offset of the first error.
     error_offset: usize,
-    /// Private. The bytes of the sequence the last chunk ended inside.
-    pending: [u8; 3],
-    /// Private. How many bytes of `pending` are in use (0-3).
-    pending_len: u8,
+    /// Private. The last three bytes fed (zeros stand for bytes before the first):
+    /// they hold the lead byte of the sequence the input so far ends inside, if any.
+    last: [u8; 3],
+    /// Private. The draft machine's state after the bytes fed (a `utf8_state`;
+    /// START on a character boundary).
+    carried: u8,
     /// Private. 1 once an ill-formed sequence was seen, else 0.
     failed: u8,
     /// Private. Once `failed` is set, the maximal-subpart length of the first error.
@@ -76,7 +81,7 @@ const _: () = assert!(
         && core::mem::align_of::<Stream>() == core::mem::align_of::<usize>()
 );
 
-/// `a` followed by `b`, as the first `n` bytes of the array (at most 6 in all).
+/// `a` followed by `b`, in an array (at most 6 bytes are ever joined) and its length.
 fn joined(a: &[u8], b: &[u8]) -> ([u8; 6], usize) {
     let mut seq = [0u8; 6];
     let mut n = 0;
@@ -87,14 +92,26 @@ fn joined(a: &[u8], b: &[u8]) -> ([u8; 6], usize) {
     (seq, n)
 }
 
+/// The last three bytes of `last` followed by `bytes`.
+#[inline(always)]
+fn last_three(last: [u8; 3], bytes: &[u8]) -> [u8; 3] {
+    let [_, b, c] = last;
+    match *bytes {
+        [] => last,
+        [x] => [b, c, x],
+        [x, y] => [c, x, y],
+        [.., x, y, z] => [x, y, z],
+    }
+}
+
 impl Stream {
     /// A stream at the start of its input (the all-zero value).
     pub const fn new() -> Stream {
         Stream {
-            consumed: 0,
+            fed: 0,
             error_offset: 0,
-            pending: [0; 3],
-            pending_len: 0,
+            last: [0; 3],
+            carried: State::Start as u8,
             failed: 0,
             error_length: 0,
             error_kind: 0,
@@ -115,90 +132,57 @@ impl Stream {
         if self.failed != 0 {
             return false;
         }
-        let held = self.held();
         // The check itself is the one of data in pieces (`validate_chunk`), from the
-        // state the carried bytes leave; the stream only keeps the count and the
-        // bytes of the sequence left open.
-        match crate::dispatch::validate_chunk(self.carried_state(), bytes) {
-            State::Start => {
-                self.consumed = self.consumed.saturating_add(held + bytes.len());
-                self.pending_len = 0;
-                true
-            }
-            State::Error => {
-                // Rare: find the first error exactly, with its offset and detail.
-                cold_path();
-                self.feed_exactly(bytes)
-            }
-            _ => {
-                self.hold_open_sequence(bytes, held);
-                true
-            }
+        // carried state; the stream only keeps the count, the last bytes and the
+        // state the piece leaves.
+        let next = crate::dispatch::validate_chunk(self.carried_state(), bytes);
+        if next == State::Error {
+            // Rare: find the first error exactly, with its offset and detail.
+            cold_path();
+            return self.feed_exactly(bytes);
         }
+        self.advance(bytes, next);
+        true
     }
 
-    /// How many bytes of `pending` are in use (0-3).
+    /// Counts `bytes` (well-formed after what came before, the end aside) as fed;
+    /// `state` is the machine's state after them.
     #[inline(always)]
-    fn held(&self) -> usize {
-        usize::from(self.pending_len).min(self.pending.len())
+    fn advance(&mut self, bytes: &[u8], state: State) {
+        self.fed = self.fed.saturating_add(bytes.len());
+        self.last = last_three(self.last, bytes);
+        self.carried = state as u8;
     }
 
-    /// The draft machine's state after the carried bytes (START when there are
-    /// none), read off them as the state at the end of a piece is (the carried bytes
-    /// are a well-formed proper prefix of one sequence).
+    /// The draft machine's state after the bytes fed, as kept beside them. Every
+    /// byte value is some state (out of range reads as ERROR, which sends the next
+    /// piece to the exact path), so even a struct a C caller scribbled on is
+    /// memory-safe.
     #[inline(always)]
     fn carried_state(&self) -> State {
-        let [a, b, c] = self.pending;
-        // Right-aligned, after zeros (ASCII).
-        let last = match self.held() {
-            0 => return State::Start,
-            1 => [0, 0, a],
-            2 => [0, a, b],
-            _ => [a, b, c],
-        };
-        open_state(&last)
+        State::from_raw(u32::from(self.carried))
     }
 
-    /// After a piece that leaves a sequence open: holds the bytes of that sequence
-    /// (1-3, from its lead byte: the last lead byte among the last three bytes fed,
-    /// carried ones included) and counts the bytes before it.
-    #[inline(always)]
-    fn hold_open_sequence(&mut self, bytes: &[u8], held: usize) {
-        let Some(&[b3, b2, b1]) = bytes.last_chunk::<3>() else {
-            // A piece of 1-2 bytes: the sequence may have begun in the carried bytes.
-            return self.hold_open_sequence_short(bytes, held);
-        };
-        let seq = if is_lead(b1) {
-            [b1, 0, 0]
-        } else if is_lead(b2) {
-            [b2, b1, 0]
-        } else {
-            [b3, b2, b1]
-        };
-        let open = if is_lead(b1) {
+    /// How many of the last bytes fed are the sequence the input so far ends inside:
+    /// none on a character boundary, else those from the last lead byte among the
+    /// last three (1-3).
+    fn held(&self) -> usize {
+        let [_, b2, b1] = self.last;
+        if self.carried_state() == State::Start {
+            0
+        } else if is_lead(b1) {
             1
         } else if is_lead(b2) {
             2
         } else {
             3
-        };
-        self.consumed = self.consumed.saturating_add(held + bytes.len() - open);
-        self.pending = seq;
-        self.pending_len = open as u8;
+        }
     }
 
-    /// [`hold_open_sequence`](Self::hold_open_sequence) for a piece shorter than 3
-    /// bytes: the open sequence is the carried bytes and the piece, from the last lead
-    /// byte among their last three.
-    #[cold]
-    fn hold_open_sequence_short(&mut self, bytes: &[u8], held: usize) {
-        let carried = self.pending.get(..held).unwrap_or_default();
-        let (all, n) = joined(carried, bytes);
-        let last = all.get(n.saturating_sub(3)..n).unwrap_or_default();
-        let from = last.iter().rposition(|&b| is_lead(b)).unwrap_or(0);
-        let seq = last.get(from..).unwrap_or_default();
-        self.consumed = self.consumed.saturating_add(n - seq.len());
-        self.set_pending(seq);
+    /// The absolute offset of the last character boundary: where the sequence the
+    /// input so far ends inside starts, or the end.
+    fn boundary(&self) -> usize {
+        self.fed.saturating_sub(self.held())
     }
 
     /// [`feed`](Self::feed) for a piece that holds an ill-formed sequence (or ends one
@@ -211,24 +195,23 @@ impl Stream {
             Some(rest) => rest,
             None => return self.failed == 0,
         };
-        // `rest` starts on a character boundary at absolute offset `consumed`. Its
-        // first error, as `first_error` reports it, is either ill-formed or (at the
-        // end only) a sequence the piece cuts short, which the next piece may finish.
+        // `rest` starts on a character boundary at absolute offset `fed`. Its first
+        // error, as `first_error` reports it, is either ill-formed or (at the end
+        // only) a sequence the piece cuts short, which the next piece may finish.
         let Some(offset) = crate::dispatch::first_error(rest) else {
-            self.consumed = self.consumed.saturating_add(rest.len());
+            self.advance(rest, State::Start);
             return true;
         };
         let tail = rest.get(offset..).unwrap_or(&[]);
         match describe_sequence(tail, false) {
             Some(error) => {
-                self.fail(error.at(self.consumed.saturating_add(offset)));
+                self.fail(error.at(self.fed.saturating_add(offset)));
                 false
             }
             None => {
                 // Cut short by the end of the piece: a proper prefix of one
                 // sequence, 1-3 bytes, carried to the next piece.
-                self.consumed = self.consumed.saturating_add(offset);
-                self.set_pending(tail);
+                self.advance(rest, run(State::Start, tail));
                 true
             }
         }
@@ -246,17 +229,13 @@ impl Stream {
         // The carried bytes are a proper prefix of one sequence; it needs as many
         // more bytes as its lead byte says it has, less those. The machine then runs
         // over the whole sequence and decides.
-        let carried = self.pending.get(..held).unwrap_or_default();
-        let [lead, ..] = self.pending;
+        let last = self.last;
+        let carried = last.get(last.len() - held..).unwrap_or_default();
+        let lead = carried.first().copied().unwrap_or(0);
         let length = sequence_length(lead);
         let needed = length.saturating_sub(held).min(bytes.len());
         let (more, rest) = bytes.split_at_checked(needed).unwrap_or((bytes, &[]));
         match run(run(State::Start, carried), more) {
-            State::Start => {
-                self.consumed = self.consumed.saturating_add(held + more.len());
-                self.pending_len = 0;
-                Some(rest)
-            }
             State::Error => {
                 let (seq, n) = joined(carried, more);
                 let fallback = Utf8Error {
@@ -266,25 +245,20 @@ impl Stream {
                 };
                 let error =
                     describe_sequence(seq.get(..n).unwrap_or_default(), false).unwrap_or(fallback);
-                self.fail(error.at(self.consumed));
+                self.fail(error.at(self.boundary()));
                 None
             }
-            _ => {
+            State::Start => {
+                self.advance(more, State::Start);
+                Some(rest)
+            }
+            state => {
                 // `bytes` ran out first (`more` is all of it): still a proper
-                // prefix of one sequence, so at most 3 bytes.
-                let (seq, n) = joined(carried, more);
-                self.set_pending(seq.get(..n).unwrap_or_default());
+                // prefix of one sequence.
+                self.advance(more, state);
                 None
             }
         }
-    }
-
-    /// Holds `seq` (at most 3 bytes; the rest of the array zero) as the sequence
-    /// carried to the next piece.
-    fn set_pending(&mut self, seq: &[u8]) {
-        let byte = |i: usize| seq.get(i).copied().unwrap_or(0);
-        self.pending = [byte(0), byte(1), byte(2)];
-        self.pending_len = seq.len().min(self.pending.len()) as u8;
     }
 
     fn fail(&mut self, error: Utf8Error) {
@@ -292,7 +266,6 @@ impl Stream {
         self.error_offset = error.offset;
         self.error_length = error.length.min(usize::from(u8::MAX)) as u8;
         self.error_kind = error.kind as u8;
-        self.pending_len = 0;
     }
 
     /// Records that bytes the caller meant to feed could not be read (the C ABI's
@@ -303,7 +276,7 @@ impl Stream {
     pub fn fail_unreadable(&mut self) {
         if self.failed == 0 {
             self.fail(Utf8Error {
-                offset: self.consumed,
+                offset: self.boundary(),
                 length: 0,
                 kind: ErrorKind::InvalidByte,
             });
@@ -330,15 +303,14 @@ impl Stream {
                     .unwrap_or(ErrorKind::InvalidByte),
             });
         }
-        let held = usize::from(self.pending_len).min(self.pending.len());
-        if held > 0 {
-            return Err(Utf8Error {
-                offset: self.consumed,
+        match self.held() {
+            0 => Ok(()),
+            held => Err(Utf8Error {
+                offset: self.boundary(),
                 length: held,
                 kind: ErrorKind::Truncated,
-            });
+            }),
         }
-        Ok(())
     }
 
     /// The number of bytes fed so far, up to the first error: the total length
@@ -348,13 +320,43 @@ impl Stream {
         if self.failed != 0 {
             self.error_offset
         } else {
-            self.consumed
-                .saturating_add(usize::from(self.pending_len).min(self.pending.len()))
+            self.fed
         }
     }
 
     /// Starts over: the stream becomes [`Stream::new`].
     pub fn reset(&mut self) {
         *self = Stream::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whatever a C caller left in the private bytes, feeding and finishing answer
+    /// without panicking (a panic would abort the C program), and a well-formed
+    /// input fed to a stream started over is valid again.
+    #[test]
+    fn any_private_bytes_give_an_answer() {
+        let pieces: [&[u8]; 4] = [b"\x80", b"ab\xE2\x82", b"\xAC\xF0\x9F", b"\x98\x80"];
+        for carried in 0..=u8::MAX {
+            for last in [[0, 0, 0], [0xFF; 3], [0xE2, 0x82, 0x80], [0x80, 0xF4, 0x8F]] {
+                let mut s = Stream {
+                    fed: usize::MAX - 1,
+                    last,
+                    carried,
+                    ..Stream::new()
+                };
+                for piece in pieces {
+                    s.feed(piece);
+                    let _ = s.finish();
+                    let _ = s.position();
+                }
+                s.reset();
+                assert!(pieces.iter().skip(1).all(|p| s.feed(p)));
+                assert_eq!(s.finish(), Ok(()));
+            }
+        }
     }
 }
