@@ -18,6 +18,7 @@ as `pieces-<back end>`. The back end is $UTF8VALIDATE_BACKEND or `default`;
 --csv NAME names the file instead.
 """
 
+import argparse
 import csv
 import datetime
 import json
@@ -137,23 +138,30 @@ def peers_rows(results, groups):
     return rows
 
 
+def arguments():
+    parser = argparse.ArgumentParser(
+        description="Tables (and a CSV file) from criterion's results for "
+                    "`cargo bench -p utf8validate-bench`.")
+    parser.add_argument("--pieces", action="store_true",
+                        help="only the pieces benchmark's table and CSV")
+    parser.add_argument("--csv", metavar="NAME",
+                        help="the CSV file's name (default: peers-<back end> or "
+                             "pieces-<back end>, from $UTF8VALIDATE_BACKEND)")
+    parser.add_argument("criterion_dir", nargs="?", type=Path,
+                        default=Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "criterion",
+                        help="criterion's output (default: $CARGO_TARGET_DIR/criterion, "
+                             "else target/criterion)")
+    return parser.parse_args()
+
+
 def main():
-    args = sys.argv[1:]
-    only_pieces = "--pieces" in args
-    args = [a for a in args if a != "--pieces"]
+    args = arguments()
+    only_pieces = args.pieces
     # The CSV's name: --csv NAME, else the benchmark and the back end it ran with
     # (UTF8VALIDATE_BACKEND, when it is set for this command too).
     run = os.environ.get("UTF8VALIDATE_BACKEND") or "default"
-    csv_name = f"{'pieces' if only_pieces else 'peers'}-{run}"
-    if "--csv" in args:
-        at = args.index("--csv")
-        csv_name = args[at + 1]
-        del args[at:at + 2]
-    if args:
-        root = Path(args[0])
-    else:
-        target = os.environ.get("CARGO_TARGET_DIR", "target")
-        root = Path(target) / "criterion"
+    csv_name = args.csv or f"{'pieces' if only_pieces else 'peers'}-{run}"
+    root = args.criterion_dir
     results = load(root)
     if not results:
         sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")

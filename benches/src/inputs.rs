@@ -1,4 +1,16 @@
-//! The generated inputs of the benchmarks, the same in every run.
+//! The inputs of the benchmarks: generated ones, the same in every run, and where
+//! the shared corpus is.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus folder: `$UTF8VALIDATE_CORPUS`, else `../shared/corpus` beside the
+/// repository.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("UTF8VALIDATE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
+    }
+}
 
 /// A small deterministic generator (xorshift64), so runs see the same inputs.
 pub struct Rng(pub u64);

@@ -22,16 +22,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Thro
 use utf8validate_c_tests::c_api;
 
 mod inputs;
-use inputs::{ascii_text, mixed_text};
-
-/// The corpus folder: `$UTF8VALIDATE_CORPUS`, else `../shared/corpus` beside the
-/// repository.
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("UTF8VALIDATE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"),
-    }
-}
+use inputs::{ascii_text, corpus_dir, mixed_text};
 
 /// The `*.txt` files of `dir`, sorted, with a short name for each.
 fn text_files(dir: &Path) -> Vec<(String, Vec<u8>)> {

@@ -26,15 +26,13 @@ use utf8validate_core::{State, Stream};
 // Shared with the `peers` benchmark, which uses every generator.
 #[allow(dead_code)]
 mod inputs;
-use inputs::mixed_text;
+use inputs::{corpus_dir, mixed_text};
 
 const PIECES: [usize; 6] = [16, 64, 256, 1024, 4096, 65536];
 
 /// The inputs: (name, bytes).
 fn inputs() -> Vec<(&'static str, Vec<u8>)> {
-    let corpus = std::env::var_os("UTF8VALIDATE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    let corpus = corpus_dir();
     let read = |path: PathBuf| {
         std::fs::read(&path)
             .unwrap_or_else(|e| panic!("{}: {e} (UTF8VALIDATE_CORPUS?)", path.display()))
