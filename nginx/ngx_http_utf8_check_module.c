@@ -335,6 +335,10 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
  * split at "&". The common case takes one pass over the whole query string:
  * if the decoded query is valid, so is each argument in it, because the
  * separators are ASCII.
+ *
+ * Not with nginx's ngx_unescape_uri(): after "%" and one hexadecimal digit it
+ * drops the next byte if that is not a digit too, so "%4%FF" would decode to
+ * "FF" and "%4" followed by a raw FF byte to nothing, hiding the ill-formed byte.
  */
 
 static ngx_int_t

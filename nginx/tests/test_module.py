@@ -457,6 +457,8 @@ def test_percent_rules(run, ports):
         (b"a=%zz%C0%AF", 1),             # "%zz" stays
         (b"a=%4%C0%AF", 1),              # "%4" stays
         (b"a=%1g%C0%AF", 1),             # "%1g" stays
+        (b"a=%4%FF", 1),                 # "%4" stays, %FF is decoded
+        (b"a=%4\xFF", 1),                # "%4" stays, the raw FF is checked
         (b"a=+%c0%af", 1),               # lower-case hex; "+" stays
         (b"a=1&b=x%26%ED%A0%80", 2),     # %26 is data, not a separator
         (b"a=1&&b=%F4%90%80%80", 3),     # an empty argument counts
