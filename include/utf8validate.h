@@ -395,7 +395,8 @@ const char *utf8_error_kind_message(utf8_error_kind kind);
  * version of the library actually linked, to compare with the
  * `UTF8VALIDATE_VERSION_*` macros of the header compiled against.
  *
- * The string is static: never free it. Thread-safe.
+ * Takes no arguments and cannot fail: never returns NULL. The string is static:
+ * never free it. Thread-safe.
  */
 const char *utf8validate_version(void);
 
@@ -437,6 +438,8 @@ void utf8_assert_valid(const void *buf,
  * of the input), with the same rules (RFC 3629 section 4), report line, abort and
  * thread safety.
  *
+ * - `expr`, `file`, `line`, `func`: as for `utf8_assert_valid` (what the report
+ *   line names; each string may be NULL).
  * - A NULL `s` fails with "the string is NULL" at byte 0.
  * - Allocates nothing.
  *
@@ -532,7 +535,10 @@ bool utf8_stream_feed(utf8_stream *s, const char *buf, size_t len);
  *   `err->length` its maximal subpart (Unicode section 3.9; 1-3 bytes) and
  *   `err->kind` why. When the input ends inside a sequence, the kind is
  *   `UTF8_ERROR_TRUNCATED` and the length is the 1-3 bytes from its lead byte to
- *   the end (those bytes may have come in different pieces).
+ *   the end (those bytes may have come in different pieces). After a
+ *   `utf8_stream_feed` with `buf == NULL` and `len > 0`, the error is
+ *   `{ .offset = ` the start of the sequence then current `, .length = 0,
+ *   .kind = UTF8_ERROR_INVALID_BYTE }`.
  * - Does not change the stream: calling it again gives the same answer, and
  *   feeding more pieces and finishing again gives the answer for the longer input.
  *   Call `utf8_stream_init` to start a new input.

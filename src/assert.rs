@@ -251,6 +251,8 @@ pub unsafe extern "C" fn utf8_assert_valid(
 /// of the input), with the same rules (RFC 3629 section 4), report line, abort and
 /// thread safety.
 ///
+/// - `expr`, `file`, `line`, `func`: as for `utf8_assert_valid` (what the report
+///   line names; each string may be NULL).
 /// - A NULL `s` fails with "the string is NULL" at byte 0.
 /// - Allocates nothing.
 ///

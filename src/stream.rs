@@ -80,7 +80,10 @@ pub unsafe extern "C" fn utf8_stream_feed(s: *mut Stream, buf: *const c_char, le
 ///   `err->length` its maximal subpart (Unicode section 3.9; 1-3 bytes) and
 ///   `err->kind` why. When the input ends inside a sequence, the kind is
 ///   `UTF8_ERROR_TRUNCATED` and the length is the 1-3 bytes from its lead byte to
-///   the end (those bytes may have come in different pieces).
+///   the end (those bytes may have come in different pieces). After a
+///   `utf8_stream_feed` with `buf == NULL` and `len > 0`, the error is
+///   `{ .offset = ` the start of the sequence then current `, .length = 0,
+///   .kind = UTF8_ERROR_INVALID_BYTE }`.
 /// - Does not change the stream: calling it again gives the same answer, and
 ///   feeding more pieces and finishing again gives the answer for the longer input.
 ///   Call `utf8_stream_init` to start a new input.

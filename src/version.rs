@@ -6,7 +6,8 @@ use core::ffi::c_char;
 /// version of the library actually linked, to compare with the
 /// `UTF8VALIDATE_VERSION_*` macros of the header compiled against.
 ///
-/// The string is static: never free it. Thread-safe.
+/// Takes no arguments and cannot fail: never returns NULL. The string is static:
+/// never free it. Thread-safe.
 #[no_mangle]
 pub extern "C" fn utf8validate_version() -> *const c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0")

@@ -75,12 +75,16 @@ impl ErrorKind {
     }
 
     /// A stable snake_case name, for logs and machine-readable output (for example
-    /// `"unexpected_continuation"`). Never changes once released.
+    /// `"unexpected_continuation"`). Never changes once released. Every kind, `None`
+    /// included, has one; the kinds are the ways a sequence breaks RFC 3629 §4
+    /// (Unicode §3.9, Table 3-7).
     pub const fn name(self) -> &'static str {
         without_nul(self.name_nul())
     }
 
-    /// One English sentence saying what is wrong, for people.
+    /// One English sentence saying what is wrong, for people. Every kind, `None`
+    /// included, has one. The wording may change between releases: match on the
+    /// kind, not on the message.
     pub const fn message(self) -> &'static str {
         without_nul(self.message_nul())
     }
@@ -158,6 +162,12 @@ pub struct Utf8Error {
 
 /// Checks `bytes` and, when they are not well-formed UTF-8 (RFC 3629 §4), says where
 /// the first ill-formed sequence starts, how long its maximal subpart is, and why.
+///
+/// `Ok(())` when `bytes` is well-formed. Otherwise `Err` with `offset` the byte offset
+/// of the first ill-formed sequence (everything before it is well-formed), `length`
+/// its maximal subpart (Unicode §3.9: 1-3 bytes; for [`ErrorKind::Truncated`], the
+/// bytes from the lead byte to the end) and `kind` why (see [`ErrorKind`]).
+/// Thread-safe, allocation-free, reads only `bytes`.
 ///
 /// ```
 /// use utf8validate_core::{check, ErrorKind, Utf8Error};

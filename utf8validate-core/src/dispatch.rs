@@ -446,10 +446,8 @@ pub mod backends {
         /// [`crate::first_error`] through this back end.
         pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            super::error_at(
-                unsafe { super::first_error_with(bytes, || self.imp) },
-                bytes,
-            )
+            let offset = unsafe { super::first_error_with(bytes, || self.imp) };
+            super::error_at(offset, bytes)
         }
 
         /// [`crate::validate_chunk`] through this back end.

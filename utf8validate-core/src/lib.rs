@@ -138,7 +138,8 @@ pub fn valid_up_to(bytes: &[u8]) -> usize {
 /// the state it ends in: the streaming form of [`validate`].
 ///
 /// Feeding the pieces of a buffer in order, starting from [`State::Start`], ends in
-/// `State::Start` iff the whole buffer is valid, however it was split. A final state
+/// `State::Start` iff the whole buffer is well-formed UTF-8 (RFC 3629 §4; Unicode
+/// §3.9, Table 3-7), however it was split. A final state
 /// other than `Start` and `Error` means the data ended inside a sequence;
 /// [`State::Error`] is absorbing (once there, every later call returns it).
 /// Thread-safe, allocation-free, reads only `bytes`.

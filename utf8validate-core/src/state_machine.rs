@@ -102,7 +102,8 @@ impl State {
     }
 
     /// How many more continuation bytes this state needs before it returns to START
-    /// (0 for START and ERROR).
+    /// (0 for START and ERROR), by the sequence lengths of RFC 3629 §4 (Unicode
+    /// §3.9, Table 3-7). Every state has an answer.
     #[inline]
     pub const fn pending_continuations(self) -> usize {
         match self {
@@ -165,7 +166,9 @@ const fn build_class_table() -> [ByteClass; 256] {
     table
 }
 
-/// The class (0-11) of `byte`.
+/// The class (0-11) of `byte`, in the draft's table order: the byte ranges of
+/// RFC 3629 §4 (Unicode §3.9, Table 3-7) that lead to different next states. Every
+/// byte has a class; there is no error case.
 #[inline]
 #[allow(
     clippy::indexing_slicing,
@@ -195,6 +198,9 @@ pub static TRANSITIONS: [[State; CLASS_COUNT]; State::ALL.len()] = [
 ];
 
 /// One step of the machine: the state after reading `byte` in `state`.
+/// [`State::Error`] when `byte` cannot follow what `state` has seen (RFC 3629 §4;
+/// Unicode §3.9, Table 3-7), and from ERROR every byte leads to ERROR. Thread-safe
+/// (a table lookup).
 #[inline]
 #[allow(
     clippy::indexing_slicing,

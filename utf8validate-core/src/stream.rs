@@ -122,8 +122,8 @@ impl Stream {
 
     /// Feeds the next piece of the input; returns `false` once an ill-formed
     /// sequence has been seen (in this piece or an earlier one), `true` while the
-    /// input so far is well-formed or ends inside a sequence that may still be
-    /// completed.
+    /// input so far is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7) or
+    /// ends inside a sequence that may still be completed.
     ///
     /// After an error, further pieces are ignored (cheaply: not even read), and
     /// [`finish`](Self::finish) reports the first error. An empty piece changes
@@ -270,7 +270,8 @@ impl Stream {
 
     /// Records that bytes the caller meant to feed could not be read (the C ABI's
     /// `NULL` buffer with a non-zero length): an error of length 0 and kind
-    /// [`ErrorKind::InvalidByte`] at the start of the current sequence. For the C
+    /// [`ErrorKind::InvalidByte`] at the start of the current sequence. Does nothing
+    /// when the stream has already failed: the first error is kept. For the C
     /// library; not part of the Rust API.
     #[doc(hidden)]
     pub fn fail_unreadable(&mut self) {

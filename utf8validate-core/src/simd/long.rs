@@ -46,8 +46,8 @@ pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
         // At least 3 bytes before the last vector, so that `check_vectors` never
         // falls back to the scalar machine here: with 64-byte vectors, inputs of
         // 65 or 66 bytes go to `tiered`.
-        // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
         Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
+            // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
             if unsafe { check_vectors::<V, bool>(bytes) } {
                 A::valid(len)
             } else {
