@@ -87,7 +87,8 @@ cargo build --quiet --release --target "$target" -p utf8validate --lib
 lib="$target_dir/$target/release/libutf8validate.a"
 out="$target_dir/$target/c-tests"
 mkdir -p "$out"
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+source .ci/lib.sh
+version=$(package_version)
 cflags=(-std=c99 -Wall -Wextra -pedantic -Werror -O2 -g -Iinclude -Ic-tests)
 [ "$target" = x86_64-unknown-linux-musl ] && cflags+=(-static)
 "$cc" "${cflags[@]}" c-tests/test_main.c c-tests/check.c c-tests/test_state_machine.c \

@@ -47,7 +47,8 @@ mkdir -p "$work/lib"
 cp -a "$target_dir/release/libutf8validate.so" "$target_dir/release/libutf8validate.so.0" \
   "$target_dir/release/libutf8validate.a" "$work/lib/"
 cp -a include c-tests "$work/"
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+source .ci/lib.sh
+version=$(package_version)
 
 # Runs a shell command inside the Debian 11 root, in /utf8validate.
 inside() { chroot "$root" /bin/sh -c "cd /utf8validate && $1"; }

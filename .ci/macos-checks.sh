@@ -40,7 +40,8 @@ target_dir=$(cd "${CARGO_TARGET_DIR:-target}" && pwd)
 work=$target_dir/macos-checks
 rm -rf "$work"
 mkdir -p "$work"
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+source .ci/lib.sh
+version=$(package_version)
 IFS=. read -r major minor patch <<<"$version"
 # The functions the header declares, with Mach-O's leading underscore.
 sed -n 's/^[a-z][a-z0-9_ *]*[ *]\(utf8[a-z0-9_]*\)(.*/_\1/p' include/utf8validate.h |

@@ -63,7 +63,8 @@ step() { printf '\n--- %s (%ds)\n' "$*" $((SECONDS - start)); }
 fail() { echo "packaging-tests: FAIL: $*" >&2; exit 1; }
 
 # The library's version, read here independently of the CMake project.
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' "$repo/Cargo.toml")
+source "$repo/.ci/lib.sh"
+version=$(package_version "$repo/Cargo.toml")
 IFS=. read -r major minor patch <<<"$version"
 # The soname carries the major version only, also for 0.x: the C ABI only grows within
 # a major version (see build.rs).

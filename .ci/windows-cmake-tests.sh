@@ -43,7 +43,8 @@ work=$target_dir/windows-cmake
 rm -rf "$work"
 mkdir -p "$work"
 toolchain=$repo/cmake/toolchains/mingw-w64-x86_64.cmake
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+source .ci/lib.sh
+version=$(package_version)
 fail() { echo "windows-cmake-tests: FAIL: $*" >&2; exit 1; }
 step() { printf '\n--- %s (%ds)\n' "$*" $((SECONDS - started)); }
 # What a Windows program imports, one DLL a line.

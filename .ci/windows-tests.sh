@@ -54,7 +54,8 @@ target_dir=${CARGO_TARGET_DIR:-target}
 lib_dir=$target_dir/$gnu/release
 out=$target_dir/$gnu/c-tests
 mkdir -p "$out"
-version=$(sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' Cargo.toml)
+source .ci/lib.sh
+version=$(package_version)
 fail() { echo "windows-tests: FAIL: $*" >&2; exit 1; }
 
 for target in "$gnu" "$msvc"; do
