@@ -65,18 +65,20 @@ impl State {
     /// The state whose discriminant is `raw`; any value outside `0..=8` is
     /// [`State::Error`] (the C ABI's rule for out-of-range `utf8_state` values).
     #[inline]
+    #[allow(
+        clippy::indexing_slicing,
+        reason = "the index is clamped to 0..=8 and ALL has 9 entries: no check is emitted"
+    )]
     pub const fn from_raw(raw: u32) -> State {
-        // A clamp and no `match`: a `match` here becomes a jump table when the
-        // state comes from memory (a stream's carried state), mispredicted
+        // A clamp and a table, not a `match`: a `match` here becomes a jump table
+        // when the state comes from memory (a stream's carried state), mispredicted
         // whenever the state changes.
-        let raw = if raw < State::Error as u32 {
+        let index = if raw < State::Error as u32 {
             raw
         } else {
             State::Error as u32
         };
-        // SAFETY: `State` is `repr(C)`, as wide as a `u32` (`transmute` checks that
-        // when it compiles), with the discriminants 0..=8, and `raw` is one of them.
-        unsafe { core::mem::transmute::<u32, State>(raw) }
+        State::ALL[index as usize]
     }
 
     /// A byte that takes the machine from START to this state, so that checking
