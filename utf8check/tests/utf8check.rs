@@ -1059,6 +1059,12 @@ fn proc_files_of_size_zero_are_read() {
         .spawn()
         .expect("spawn sleep");
     let cmdline = format!("/proc/{}/cmdline", child.id());
+    // Until the child has called exec, its command line is still this test's.
+    let started = std::time::Instant::now();
+    while !fs::read(&cmdline).is_ok_and(|line| line.starts_with(b"a\xFF\0")) {
+        assert!(started.elapsed().as_secs() < 10, "sleep never started");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
     assert_eq!(fs::metadata(&cmdline).expect("stat").len(), 0);
     let r = run(&[cmdline.as_str()], None);
     child.kill().ok();
