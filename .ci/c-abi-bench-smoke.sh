@@ -17,12 +17,8 @@ echo '#include <benchmark/benchmark.h>' | c++ -x c++ -E - >/dev/null 2>&1 ||
   missing+=(libbenchmark-dev)
 pkg-config --exists glib-2.0 2>/dev/null || missing+=(libglib2.0-dev)
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "${CI:-}" = true ]; then
-    echo "c-abi bench smoke: FAIL: missing Debian packages: ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "c-abi bench smoke: skipped: missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})"
-  exit 0
+  source .ci/lib.sh
+  skip_or_fail "c-abi bench smoke" "missing Debian packages: ${missing[*]}" "apt-get install ${missing[*]}"
 fi
 
 exec bash benches/c-abi/run.sh --smoke

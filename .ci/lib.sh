@@ -6,3 +6,15 @@
 package_version() {
   sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' "${1:-Cargo.toml}"
 }
+
+# The one rule for a check whose tools are missing: under CI=true it fails
+# ("$1: FAIL: $2"), elsewhere it says so and is skipped ("$1: skipped: $2 ($3)",
+# $3 saying how to install them). Exits either way.
+skip_or_fail() {
+  if [ "${CI:-}" = true ]; then
+    echo "$1: FAIL: $2 (CI=true)" >&2
+    exit 1
+  fi
+  echo "$1: skipped: $2${3:+ ($3)}"
+  exit 0
+}

@@ -13,12 +13,8 @@ for tool in lldb clang clang++ python3; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "${CI:-}" = true ]; then
-    echo "lldb tests: FAIL: not installed: ${missing[*]} (CI=true)" >&2
-    exit 1
-  fi
-  echo "lldb tests: skipped: not installed: ${missing[*]} (Debian: lldb python3-lldb-14 clang)"
-  exit 0
+  source .ci/lib.sh
+  skip_or_fail "lldb tests" "not installed: ${missing[*]}" "Debian: lldb python3-lldb-14 clang"
 fi
 
 cargo build --release --quiet

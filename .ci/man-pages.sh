@@ -21,12 +21,8 @@ for tool in scdoc mandoc cmake cargo; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "${CI:-}" = true ]; then
-    echo "man pages: FAIL: not installed: ${missing[*]} (CI=true)" >&2
-    exit 1
-  fi
-  echo "man pages: skipped: not installed: ${missing[*]} (Debian: scdoc mandoc cmake)"
-  exit 0
+  source .ci/lib.sh
+  skip_or_fail "man pages" "not installed: ${missing[*]}" "Debian: scdoc mandoc cmake"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/utf8validate-man.XXXXXX")

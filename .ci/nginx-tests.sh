@@ -27,12 +27,8 @@ done
 [ -x "$nginx_bin" ] || missing="$missing nginx"
 [ -x "$nginx_src/configure" ] || missing="$missing nginx-dev"
 if [ -n "$missing" ]; then
-  if [ "${CI:-}" = true ]; then
-    echo "nginx-tests: FAIL: not installed:$missing (CI=true)" >&2
-    exit 1
-  fi
-  echo "nginx-tests: SKIPPED: not installed:$missing (apt-get install nginx nginx-dev wrk curl cmake pkg-config build-essential)"
-  exit 0
+  source "$repo/.ci/lib.sh"
+  skip_or_fail nginx-tests "not installed:$missing" "apt-get install nginx nginx-dev wrk curl cmake pkg-config build-essential"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/utf8validate-nginx.XXXXXX")
