@@ -3,8 +3,11 @@
 //! Oracles, all independent of the library: Rust's `std::str::from_utf8`
 //! (`valid_up_to`, `error_len`) for where each error is and how long its maximal
 //! subpart is; line and column counted here from the bytes; the kind read off the
-//! tables of Tang's draft (`draft_kind`); moreutils' `isutf8` (differential tests);
-//! and hand-written expected text for the formats.
+//! tables of Tang's draft (the shared `oracle::draft_kind`); moreutils' `isutf8`
+//! (differential tests); and hand-written expected text for the formats.
+
+#[path = "../../utf8validate-core/tests/oracle/mod.rs"]
+mod oracle;
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -93,22 +96,6 @@ struct Expect {
     kind: &'static str,
 }
 
-/// The kind of the ill-formed sequence starting at `seq`, read off the draft's tables
-/// ("bytes never used", "two-byte pairs never used") and its considerations.
-fn draft_kind(seq: &[u8], truncated: bool) -> &'static str {
-    match (seq[0], seq.get(1).copied()) {
-        (0x80..=0xBF, _) => "unexpected_continuation",
-        (0xC0..=0xC1, _) => "overlong",
-        (0xF5..=0xF7, _) => "too_large",
-        (0xF8..=0xFF, _) => "invalid_byte",
-        (0xE0, Some(0x80..=0x9F)) | (0xF0, Some(0x80..=0x8F)) => "overlong",
-        (0xED, Some(0xA0..=0xBF)) => "surrogate",
-        (0xF4, Some(0x90..=0xBF)) => "too_large",
-        _ if truncated => "truncated",
-        _ => "missing_continuation",
-    }
-}
-
 /// Every error `--all` must report: std's `from_utf8` from the start, then again right
 /// after each maximal subpart (`error_len`, or the rest when the input ends inside a
 /// sequence).
@@ -132,7 +119,7 @@ fn oracle_all(data: &[u8]) -> Vec<Expect> {
             col: at - line_start + 1, // isutf8's "char": 1-based byte column
             byte: at,
             length,
-            kind: draft_kind(&data[at..], e.error_len().is_none()),
+            kind: oracle::draft_kind(data, at, e.error_len().is_none()).name(),
         });
         start = at + length;
     }
@@ -921,15 +908,7 @@ fn same_line_char_byte_as_isutf8_for_every_kind_of_the_draft() {
         *kinds.entry(e.kind).or_insert(0) += 1;
     }
     // Every kind of the draft is among the cases.
-    for kind in [
-        "unexpected_continuation",
-        "missing_continuation",
-        "truncated",
-        "overlong",
-        "surrogate",
-        "too_large",
-        "invalid_byte",
-    ] {
+    for kind in &oracle::KIND_NAMES[1..] {
         assert!(kinds.contains_key(kind), "no case of kind {kind}");
     }
     eprintln!(
