@@ -1,27 +1,29 @@
 //! The one place where the validation entry points meet a back end.
 //!
 //! Every public validation function, in Rust and in C, comes through here. A back
-//! end has three entry points with the C calling convention: its verdict
-//! ([`ValidateFn`]), the offset of the first error ([`FirstErrorFn`], `len` when
-//! valid), both with the arguments of the C functions, and the verdict on a piece of
-//! data in pieces ([`ValidateOpenFn`]). The C functions `utf8_validate` and
-//! `utf8_first_error` end in a jump to the first two (a tail call), with no saved
-//! register and no conversion of the answer. Around them, written once for every
-//! back end:
+//! end has three entry points with the C calling convention and the arguments of
+//! the C functions: its verdict ([`ValidateFn`]), the offset of the first error
+//! ([`FirstErrorFn`], `len` when valid), and the state after a piece of data in
+//! pieces ([`ValidateChunkFn`]). The C functions `utf8_validate`,
+//! `utf8_first_error` and `utf8_validate_chunk` end in a jump to them (a tail
+//! call), with no saved register and no conversion of the answer. Around them,
+//! written once for every back end:
 //!
-//! - inputs of at most one SIMD block ([`SHORT`]) that are all ASCII are answered
-//!   inline, with no indirect call; other short inputs go to the back end, which
-//!   checks them in one zero-padded masked load (AVX-512), with overlapping
-//!   vectors, or (shorter than the narrowest vector) with the scalar machine;
+//! - inputs of at most one SIMD block (`crate::ascii::SHORT`) that are all ASCII
+//!   are answered inline, with no indirect call; other short inputs go to the back
+//!   end, which checks them in one zero-padded masked load (AVX-512), with
+//!   overlapping vectors, or (shorter than the narrowest vector) with the scalar
+//!   machine;
 //! - [`first_error`] is the same check as [`validate`] up to the first error, whose
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
 //!   costs;
-//! - [`validate_chunk`] checks a piece of any length (3 bytes or more) in one call
-//!   to the back end's third entry point ([`ValidateOpenFn`]), which starts from
-//!   the carried state (its lead byte taken as the byte before the piece) and
-//!   leaves the end open; the state the piece ends in is read off its last three
-//!   bytes (`sequence::open_state`). The stream's `feed` is built on it.
+//! - [`validate_chunk`] answers inline what needs no vector check (ERROR, pieces
+//!   of 1-2 bytes, short ASCII: `crate::piece::quick_piece_state`) and jumps to the
+//!   back end for the rest: one check of the piece from the carried state (its lead
+//!   byte taken as the byte before the piece), the end left open, and the state the
+//!   piece ends in read off its last three bytes. The stream's `feed` is built on
+//!   it.
 //!
 //! # Choosing the back end
 //!
@@ -53,12 +55,12 @@
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::hint::cold_path;
+use crate::ascii::short_ascii;
+use crate::piece::quick_piece_state;
 use crate::scalar;
-use crate::sequence::open_state;
 #[cfg(simd_back_end)]
 use crate::simd;
-use crate::state_machine::{self, State};
+use crate::state_machine::State;
 
 /// A back end's first error: the offset of the first byte of the first ill-formed
 /// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
@@ -77,38 +79,14 @@ type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 /// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
 type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
-/// A back end's verdict on a piece of data in pieces, the end left open: true iff
-/// `state` (not ERROR) followed by the `len` bytes at `ptr` holds nothing
-/// ill-formed, though it may end inside a sequence. Calling one is `unsafe`, as for
-/// [`ValidateFn`].
-type ValidateOpenFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> bool;
-
-/// Inputs up to this long are first tried as all-ASCII, inline: one block of the
-/// SIMD back ends (64 bytes).
-const SHORT: usize = 64;
-
-#[cfg(simd_back_end)]
-const _: () = assert!(SHORT == simd::BLOCK);
-
-/// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the inline test
-/// that answers short ASCII input without calling a back end. On x86, from 16 bytes
-/// on, with overlapping SSE2 loads (`simd::x86::is_short_ascii_sse2`).
-#[inline(always)]
-fn short_ascii(bytes: &[u8]) -> bool {
-    if bytes.len() > SHORT {
-        return false;
-    }
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ))]
-    return simd::x86::is_short_ascii_sse2(bytes);
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    )))]
-    bytes.is_ascii()
-}
+/// A back end's answer for a piece of data in pieces: the draft machine's state
+/// after `state` followed by the `len` bytes at `ptr` (ERROR stays ERROR), with the
+/// C calling convention so that the C entry point can jump to it (see the module
+/// docs). Calling one is `unsafe`, as for [`ValidateFn`].
+///
+/// Called only for pieces that `crate::piece::quick_piece_state` leaves to a back end:
+/// `state` is not ERROR.
+type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
 /// One back end.
 struct Implementation {
@@ -120,8 +98,8 @@ struct Implementation {
     first_error: FirstErrorFn,
     /// Its verdict.
     validate: ValidateFn,
-    /// Its verdict on a piece of data in pieces.
-    validate_open: ValidateOpenFn,
+    /// Its answer for a piece of data in pieces.
+    validate_chunk: ValidateChunkFn,
 }
 
 fn always() -> bool {
@@ -136,7 +114,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::avx512::available,
         first_error: simd::x86::avx512::first_error,
         validate: simd::x86::avx512::validate,
-        validate_open: simd::x86::avx512::validate_open,
+        validate_chunk: simd::x86::avx512::validate_chunk,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -144,7 +122,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::avx2::available,
         first_error: simd::x86::avx2::first_error,
         validate: simd::x86::avx2::validate,
-        validate_open: simd::x86::avx2::validate_open,
+        validate_chunk: simd::x86::avx2::validate_chunk,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -152,7 +130,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::x86::ssse3::available,
         first_error: simd::x86::ssse3::first_error,
         validate: simd::x86::ssse3::validate,
-        validate_open: simd::x86::ssse3::validate_open,
+        validate_chunk: simd::x86::ssse3::validate_chunk,
     },
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Implementation {
@@ -160,7 +138,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         available: simd::aarch64::neon::available,
         first_error: simd::aarch64::neon::first_error,
         validate: simd::aarch64::neon::validate,
-        validate_open: simd::aarch64::neon::validate_open,
+        validate_chunk: simd::aarch64::neon::validate_chunk,
     },
     SCALAR,
 ];
@@ -171,7 +149,7 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: scalar::scalar_first_error,
     validate: scalar::scalar_validate,
-    validate_open: scalar::scalar_validate_open,
+    validate_chunk: scalar::scalar_validate_chunk,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -223,7 +201,7 @@ static DETECT: Implementation = Implementation {
     available: always,
     first_error: detect_first_error,
     validate: detect_validate,
-    validate_open: detect_validate_open,
+    validate_chunk: detect_validate_chunk,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -271,13 +249,13 @@ unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
     unsafe { (detect().validate)(ptr, len) }
 }
 
-/// [`DETECT`]'s verdict on a piece: detects, then runs the chosen back end's.
+/// [`DETECT`]'s answer for a piece: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`ValidateOpenFn`]'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_validate_open(state: State, ptr: *const u8, len: usize) -> bool {
+/// None beyond [`ValidateChunkFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: usize) -> State {
     // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().validate_open)(state, ptr, len) }
+    unsafe { (detect().validate_chunk)(state, ptr, len) }
 }
 
 /// The cached back end.
@@ -356,23 +334,10 @@ unsafe fn first_error_with(
     unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
 }
 
-/// Pieces at least this long are checked by a back end (in one call, from the
-/// carried state), and their final state read off their last three bytes; shorter
-/// ones (which may not even finish the carried sequence) go through the draft's
-/// machine, at most two steps. With 2, a piece could end before the carried
-/// sequence does, and its last bytes would not tell its state: `tests/backends.rs`
-/// fails.
-const PIECE_FROM: usize = 3;
-
-/// [`validate_chunk`] with the back end that `backend()` returns: the one mechanism
-/// for data in pieces (the stream's `feed` is built on it too).
-///
-/// A piece of at least [`PIECE_FROM`] bytes is checked whole by the back end's
-/// `validate_open`, from the carried state and with the end left open; the state it
-/// ends in is read off its last bytes ([`open_state`]), next to the check and not
-/// after it: no table lookup of the scalar machine stands between the state a piece
-/// answers and the next piece's check, so that consecutive pieces are checked in
-/// parallel.
+/// [`validate_chunk`] with the back end that `backend()` returns (asked only when
+/// the piece needs a vector check): the one mechanism for data in pieces (the
+/// stream's `feed` is built on it too), `crate::piece`'s answers without a check,
+/// then a jump to the back end.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -382,31 +347,13 @@ unsafe fn validate_chunk_with(
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
-    if state == State::Error {
-        return State::Error;
+    if let Some(state) = quick_piece_state(state, bytes) {
+        return state;
     }
-    if bytes.len() < PIECE_FROM {
-        return state_machine::run(state, bytes);
-    }
-    if short_ascii(bytes) {
-        // ASCII right after a carried sequence cuts it short. (No branch on the
-        // state, which data in pieces would mispredict whenever it changes.)
-        return if state == State::Start {
-            State::Start
-        } else {
-            State::Error
-        };
-    }
-    let last = open_state(bytes);
     // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
-    // `len` describe the readable bytes of a slice; `state` is not ERROR.
-    if !unsafe { (backend().validate_open)(state, bytes.as_ptr(), bytes.len()) } {
-        // A branch, not a select: the next piece's check starts from the state
-        // this answers, and must not wait for this piece's check.
-        cold_path();
-        return State::Error;
-    }
-    last
+    // `len` describe the readable bytes of a slice; `quick_piece_state` answered
+    // ERROR itself, so `state` is not ERROR.
+    unsafe { (backend().validate_chunk)(state, bytes.as_ptr(), bytes.len()) }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

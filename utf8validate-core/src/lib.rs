@@ -63,7 +63,9 @@ extern crate std;
 // The modules, from the bottom up: the draft's machine; where sequences end; the
 // scalar back end and the SIMD back ends; the dispatch between them; and the Rust
 // API built on it (this file, `diagnostics`, `stream`, `escape`).
+mod ascii;
 mod hint;
+mod piece;
 mod scalar;
 mod sequence;
 pub mod state_machine;

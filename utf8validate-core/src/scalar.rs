@@ -18,8 +18,10 @@
 //!
 //! Nothing here allocates, and every read is inside the given slice.
 
+use crate::piece::checked_piece_state;
 #[cfg(simd_back_end)]
 use crate::sequence::boundary_at_or_before;
+use crate::sequence::open_state;
 use crate::sequence::start_of_sequence;
 use crate::state_machine::{byte_class, State, TRANSITIONS};
 
@@ -232,22 +234,30 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
     first_error(unsafe { core::slice::from_raw_parts(ptr, len) }).is_none()
 }
 
-/// The scalar back end's verdict on a piece of data in pieces (see
-/// `crate::dispatch`'s `ValidateOpenFn`): true iff `state` (not ERROR) followed by
-/// the `len` bytes at `ptr` holds nothing ill-formed, the end left open (the machine
-/// may end in any state but ERROR). Also the fallback of `simd::check_open` for
-/// pieces too short for a vector.
+/// True iff `state` (not ERROR) followed by `bytes` holds nothing ill-formed, the
+/// end left open (the machine may end in any state but ERROR): the scalar check of
+/// a piece of data in pieces, and the fallback of `simd::check_open` for pieces too
+/// short for a vector. Out of line, as [`scalar_first_error`] is.
+#[inline(never)]
+pub(crate) fn scalar_check_open(state: State, bytes: &[u8]) -> bool {
+    scan(state, bytes).is_ok()
+}
+
+/// The scalar back end's answer for a piece of data in pieces (see
+/// `crate::dispatch`'s `ValidateChunkFn`): the machine's state after `state`
+/// followed by the `len` bytes at `ptr`: [`scalar_check_open`]'s verdict, as
+/// `crate::piece::checked_piece_state` answers it.
 ///
 /// # Safety
-/// `ptr` must be non-NULL with `len` readable bytes.
-#[inline(never)]
-pub(crate) unsafe extern "C" fn scalar_validate_open(
+/// `ptr` must be non-NULL with `len` readable bytes, and `state` is not ERROR.
+pub(crate) unsafe extern "C" fn scalar_validate_chunk(
     state: State,
     ptr: *const u8,
     len: usize,
-) -> bool {
+) -> State {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    scan(state, unsafe { core::slice::from_raw_parts(ptr, len) }).is_ok()
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    checked_piece_state(open_state(bytes), scalar_check_open(state, bytes))
 }
 
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed

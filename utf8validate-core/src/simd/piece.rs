@@ -1,5 +1,5 @@
 //! Pieces of data that arrives in pieces, each checked from the state the piece
-//! before left, with its end left open: [`check_open`].
+//! before left, with its end left open: [`piece_state`].
 //!
 //! The carried state enters the check as one byte before the piece: the state's lead
 //! byte ([`State::lead_byte`]) in the last lane of the vector before it, so that the
@@ -14,28 +14,59 @@ use super::long::{check_tiered, leading_ascii, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
 use super::{Vector, BLOCK};
 use crate::hint::cold_path;
+use crate::piece::checked_piece_state;
+use crate::sequence::open_state;
 use crate::state_machine::State;
 
-/// True iff `state` (not ERROR) followed by `bytes` holds nothing ill-formed, the
-/// end aside: `bytes` may end inside a sequence. A piece of at most one block is one
-/// vector check; a longer one goes to `long` (the back end's `validate_open_long`, the
-/// generic [`check_open_long`]), which its `validate_open` reaches by a jump, out of
-/// line.
+/// The machine's state after `state` (not ERROR) followed by `bytes` (at least
+/// `crate::piece::PIECE_FROM` of them). A piece of at most one block: [`check_open`]'s
+/// verdict, as `crate::piece::checked_piece_state` answers it. A longer one goes to
+/// `long` (the back end's `validate_chunk_long`, [`piece_state_long`] out of line),
+/// by a jump.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present. Call it only from a function compiled
 /// with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check_open<V: Vector>(
+pub(crate) unsafe fn piece_state<V: Vector>(
     state: State,
     bytes: &[u8],
-    long: impl FnOnce(State, &[u8]) -> bool,
-) -> bool {
-    let len = bytes.len();
-    if len > BLOCK {
+    long: impl FnOnce(State, &[u8]) -> State,
+) -> State {
+    if bytes.len() > BLOCK {
         cold_path();
         return long(state, bytes);
     }
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the CPU feature; `bytes` is at most one block.
+    checked_piece_state(last, unsafe { check_open::<V>(state, bytes) })
+}
+
+/// [`piece_state`] for a piece longer than one block: [`check_open_long`]'s verdict,
+/// as `crate::piece::checked_piece_state` answers it.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn piece_state_long<V: Vector>(state: State, bytes: &[u8]) -> State {
+    let last = open_state(bytes);
+    // SAFETY: forwarded caller contract.
+    checked_piece_state(last, unsafe { check_open_long::<V>(state, bytes) })
+}
+
+/// True iff `state` (not ERROR) followed by `bytes` (at most one block) holds
+/// nothing ill-formed, the end aside: `bytes` may end inside a sequence. One vector
+/// check.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> bool {
+    let len = bytes.len();
     let lead = state.lead_byte();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;
@@ -55,12 +86,12 @@ pub(crate) unsafe fn check_open<V: Vector>(
             // which marks the lane after the piece; only the piece's lanes count.
             !short_errors_after(before::<V>(lead), this).any_nonzero_in_prefix(len)
         } else {
-            crate::scalar::scalar_validate_open(state, bytes.as_ptr(), len)
+            crate::scalar::scalar_check_open(state, bytes)
         }
     }
 }
 
-/// [`check_open`] for a piece longer than one block. From START, its leading ASCII is
+/// The check of a piece longer than one block. From START, its leading ASCII is
 /// skipped first, as for a whole input; then plain vectors up to [`MEDIUM`] bytes, or
 /// the tiered loop, both with the carried state's lead byte before the first block
 /// and the end left open.
@@ -70,7 +101,7 @@ pub(crate) unsafe fn check_open<V: Vector>(
 /// from a function compiled with that feature, so that this body is inlined and
 /// compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
+unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
     let len = bytes.len();
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     unsafe {

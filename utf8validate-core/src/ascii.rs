@@ -1,0 +1,89 @@
+//! Short all-ASCII input, answered without a back end's vector check: [`short_ascii`].
+
+/// Inputs up to this long are first tried as all-ASCII: one block of the SIMD back
+/// ends (64 bytes).
+pub(crate) const SHORT: usize = 64;
+
+#[cfg(simd_back_end)]
+const _: () = assert!(SHORT == crate::simd::BLOCK);
+
+/// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the test that
+/// answers short ASCII input (a whole input, or a piece of data in pieces) before
+/// any vector check. On x86, from 16 bytes on, with overlapping SSE2 loads
+/// ([`short_ascii_sse2`]).
+#[inline(always)]
+pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
+    if bytes.len() > SHORT {
+        return false;
+    }
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    return short_ascii_sse2(bytes);
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )))]
+    bytes.is_ascii()
+}
+
+/// True iff `bytes` (at most [`SHORT`] bytes) is all ASCII. For 16 to [`SHORT`]
+/// bytes: the OR of two or four overlapping 16-byte loads, leaving after the first
+/// 16 bytes when they are not ASCII (SSE2 is part of the target's baseline: x86-64,
+/// and the i686 targets, so no feature test is needed); other lengths go to `core`'s
+/// loop.
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+))]
+#[inline(always)]
+fn short_ascii_sse2(bytes: &[u8]) -> bool {
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128};
+    let len = bytes.len();
+    if !(16..=SHORT).contains(&len) {
+        return bytes.is_ascii();
+    }
+    let p = bytes.as_ptr();
+    // SAFETY: SSE2 is enabled for the whole target (cfg above). Each load reads 16
+    // bytes at an offset in 0..=len - 16 (16 <= len, and 16 <= len - 16 when
+    // len > 32), so inside `bytes`; `loadu` needs no alignment.
+    unsafe {
+        let load = |at: usize| _mm_loadu_si128(p.add(at).cast::<__m128i>());
+        let first = load(0);
+        if _mm_movemask_epi8(first) != 0 {
+            return false;
+        }
+        let mut any = _mm_or_si128(first, load(len - 16));
+        if len > 32 {
+            any = _mm_or_si128(any, _mm_or_si128(load(16), load(len - 32)));
+        }
+        _mm_movemask_epi8(any) == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Against `is_ascii`: every length up to 70, with one non-ASCII byte at each
+    /// position (and none).
+    #[test]
+    fn agrees_with_is_ascii() {
+        let mut bytes = [b'a'; 70];
+        for len in 0..=70 {
+            for at in (0..len).map(Some).chain([None]) {
+                bytes.fill(b'a');
+                if let Some(at) = at {
+                    bytes[at] = 0x80 | (at as u8);
+                }
+                let piece = &bytes[..len];
+                let expected = len <= SHORT && piece.is_ascii();
+                assert_eq!(short_ascii(piece), expected, "len {len}, at {at:?}");
+            }
+        }
+    }
+}

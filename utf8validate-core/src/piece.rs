@@ -1,0 +1,65 @@
+//! One piece of data in pieces: the state the draft's machine ends in after it,
+//! from the state the piece before left. The answers that need no vector check
+//! ([`quick_piece_state`]) come first, inline in the C entry point; every back end
+//! compiles the rest ([`checked_piece_state`]) around its own check of a piece, so
+//! that `utf8_validate_chunk` and the stream reach it in one jump.
+
+use crate::ascii::short_ascii;
+use crate::hint::cold_path;
+use crate::state_machine::{self, State};
+
+/// Pieces at least this long are checked by the back end (in one check, from the
+/// carried state), and their final state read off their last three bytes; shorter
+/// ones (which may not even finish the carried sequence) go through the draft's
+/// machine, at most two steps. With 2, a piece could end before the carried
+/// sequence does, and its last bytes would not tell its state: `tests/backends.rs`
+/// fails.
+pub(crate) const PIECE_FROM: usize = 3;
+
+/// The machine's state after `state` followed by `bytes` when it needs no vector
+/// check, `None` when it does (then `state` is not ERROR and the piece has at
+/// least [`PIECE_FROM`] bytes). Inlined into the C entry point, before its jump to
+/// the back end (see [`checked_piece_state`]):
+///
+/// - ERROR stays ERROR, without reading `bytes`;
+/// - a piece shorter than [`PIECE_FROM`] goes through the draft's machine;
+/// - a short all-ASCII piece is START after START, and ERROR after a carried
+///   sequence, which ASCII cuts short.
+#[inline(always)]
+pub(crate) fn quick_piece_state(state: State, bytes: &[u8]) -> Option<State> {
+    if state == State::Error {
+        return Some(State::Error);
+    }
+    if bytes.len() < PIECE_FROM {
+        return Some(state_machine::run(state, bytes));
+    }
+    if short_ascii(bytes) {
+        // No branch on the state, which data in pieces would mispredict whenever
+        // it changes.
+        return Some(core::hint::select_unpredictable(
+            state == State::Start,
+            State::Start,
+            State::Error,
+        ));
+    }
+    None
+}
+
+/// The machine's state after a piece of at least [`PIECE_FROM`] bytes that
+/// [`quick_piece_state`] left to a back end: ERROR when the back end's check of it
+/// failed (`passed` false), else `last`, the state read off its last bytes
+/// ([`open_state`](crate::sequence::open_state)), which the caller reads before the
+/// check: no table lookup of the machine stands between the state a piece answers
+/// and the next piece's check, so that consecutive pieces are checked in parallel.
+///
+/// Inlined into each back end's entry points.
+#[inline(always)]
+pub(crate) fn checked_piece_state(last: State, passed: bool) -> State {
+    if !passed {
+        // A branch, not a select: the next piece's check starts from the state
+        // this answers, and must not wait for this piece's check.
+        cold_path();
+        return State::Error;
+    }
+    last
+}
