@@ -80,12 +80,11 @@ type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
 /// A back end's answer for a piece of data in pieces: the draft machine's state
-/// after `state` followed by the `len` bytes at `ptr` (ERROR stays ERROR), with the
-/// C calling convention so that the C entry point can jump to it (see the module
-/// docs). Calling one is `unsafe`, as for [`ValidateFn`].
-///
-/// Called only for pieces that `crate::piece::quick_piece_state` leaves to a back end:
-/// `state` is not ERROR.
+/// after `state` followed by the `len` bytes at `ptr`, with the C calling convention
+/// so that the C entry point can jump to it (see the module docs). Calling one is
+/// `unsafe`, as for [`ValidateFn`]. It is called only for the pieces that
+/// `crate::piece::quick_piece_state` leaves to a back end: `state` is not ERROR and
+/// `len` is at least 3 (`crate::piece::PIECE_FROM`).
 type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
 /// One back end.
