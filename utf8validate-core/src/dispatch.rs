@@ -300,6 +300,18 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
     unsafe { validate_chunk_with(state, bytes, current) }
 }
 
+/// The machine's state after `bytes`, starting from `state`, for a piece that
+/// `crate::piece::quick_piece_state` left to a back end (`state` is not ERROR, and
+/// `bytes` has at least 3 bytes): [`validate_chunk`] without its inline answers, for
+/// the stream, which keeps its own bookkeeping apart for each kind of answer.
+#[inline]
+pub(crate) fn check_piece(state: State, bytes: &[u8]) -> State {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
+    // and `len` describe the readable bytes of a slice; the caller passes only the
+    // pieces a back end is called for.
+    unsafe { (current().validate_chunk)(state, bytes.as_ptr(), bytes.len()) }
+}
+
 /// [`validate`] with the back end that `backend()` returns (asked only when the
 /// input is not short ASCII).
 ///

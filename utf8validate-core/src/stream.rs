@@ -28,6 +28,7 @@
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
+use crate::piece::quick_piece_state;
 use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
 
@@ -134,10 +135,27 @@ impl Stream {
         }
         // The check itself is the one of data in pieces (`validate_chunk`), from the
         // carried state; the stream only keeps the count, the last bytes and the
-        // state the piece leaves.
-        let next = crate::dispatch::validate_chunk(self.carried_state(), bytes);
+        // state the piece leaves. The pieces that need a back end go out of line,
+        // so that the others (short ASCII above all) save no registers.
+        let state = self.carried_state();
+        let Some(next) = quick_piece_state(state, bytes) else {
+            return self.feed_checked(state, bytes);
+        };
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
+            cold_path();
+            return self.feed_exactly(bytes);
+        }
+        self.advance(bytes, next);
+        true
+    }
+
+    /// [`feed`](Self::feed) for a piece that `quick_piece_state` left to the back end
+    /// (`state`, not ERROR, is the carried state; `bytes` has at least 3 bytes).
+    #[inline(never)]
+    fn feed_checked(&mut self, state: State, bytes: &[u8]) -> bool {
+        let next = crate::dispatch::check_piece(state, bytes);
+        if next == State::Error {
             cold_path();
             return self.feed_exactly(bytes);
         }
@@ -150,7 +168,14 @@ impl Stream {
     #[inline(always)]
     fn advance(&mut self, bytes: &[u8], state: State) {
         self.fed = self.fed.saturating_add(bytes.len());
-        self.last = last_three(self.last, bytes);
+        self.last = match bytes.last_chunk::<3>() {
+            Some(&last) => last,
+            None => {
+                // Only pieces of 0-2 bytes, which keep some of the bytes before.
+                cold_path();
+                last_three(self.last, bytes)
+            }
+        };
         self.carried = state as u8;
     }
 
