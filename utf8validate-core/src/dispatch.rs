@@ -306,10 +306,8 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 /// the stream, which keeps its own bookkeeping apart for each kind of answer.
 #[inline]
 pub(crate) fn check_piece(state: State, bytes: &[u8]) -> State {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
-    // and `len` describe the readable bytes of a slice; the caller passes only the
-    // pieces a back end is called for.
-    unsafe { (current().validate_chunk)(state, bytes.as_ptr(), bytes.len()) }
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { check_piece_with(state, bytes, current) }
 }
 
 /// [`validate`] with the back end that `backend()` returns (asked only when the
@@ -361,9 +359,26 @@ unsafe fn validate_chunk_with(
     if let Some(state) = quick_piece_state(state, bytes) {
         return state;
     }
+    // SAFETY: forwarded caller contract; `quick_piece_state` left this piece to a
+    // back end.
+    unsafe { check_piece_with(state, bytes, backend) }
+}
+
+/// [`check_piece`] with the back end that `backend()` returns: the jump to its
+/// `validate_chunk`, for a piece that `quick_piece_state` left to it.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports.
+#[inline(always)]
+unsafe fn check_piece_with(
+    state: State,
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> State {
     // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
-    // `len` describe the readable bytes of a slice; `quick_piece_state` answered
-    // ERROR itself, so `state` is not ERROR.
+    // `len` describe the readable bytes of a slice. The rest of `ValidateChunkFn`'s
+    // contract (not ERROR, 3 bytes or more) is about the answer, not memory safety:
+    // a back end reads only the slice, whatever the state and length.
     unsafe { (backend().validate_chunk)(state, bytes.as_ptr(), bytes.len()) }
 }
 
