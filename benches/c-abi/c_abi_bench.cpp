@@ -17,9 +17,9 @@
 // directory is $UTF8VALIDATE_CORPUS, default ../shared/corpus beside the repository,
 // which run.sh passes) and of its wikipedia_mars/ (wiki-*), each skipped with a message
 // when absent; generated 1 MiB ASCII and mixed text, 1 MiB with one error 1000 bytes
-// before the end and 64 MiB of mixed text (gen-*); 16- and 64-byte ASCII and mixed text
-// (short-*). The generators
-// are those of the Rust benchmark (benches/src/peers.rs), byte for byte.
+// before the end and 64 MiB of mixed text (gen-*); 16-, 64- and 256-byte ASCII and mixed
+// text (short-*). The generators are those of the Rust benchmark (benches/src/peers.rs),
+// byte for byte.
 //
 // Before anything is timed, every contender must give the answer each input has by
 // construction (the corpus is well-formed text; a generated input is well-formed, or
@@ -171,7 +171,7 @@ std::vector<Input> make_inputs(const fs::path &corpus) {
   // Larger than every cache: the rate memory delivers.
   inputs.push_back({"gen-mixed-64MiB", mixed_text(64 * mib), std::nullopt});
 
-  for (size_t len : {16, 64}) {
+  for (size_t len : {16, 64, 256}) {
     inputs.push_back({"short-ascii-" + std::to_string(len), ascii_text(len), std::nullopt});
     inputs.push_back({"short-mixed-" + std::to_string(len), mixed_text(len), std::nullopt});
   }

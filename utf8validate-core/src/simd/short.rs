@@ -116,9 +116,11 @@ pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
 }
 
 /// [`check`] for `V::BYTES <= bytes.len()`, when the vector cannot be loaded
-/// zero-padded: whole vectors from the start, then one vector that ends at the end
-/// of the input (overlapping bytes already checked, unless the length is a multiple
-/// of `BYTES`), and one test of the gathered error lanes. The last vector is always
+/// zero-padded: whole vectors from the start (the bytes before each taken from the
+/// vector before it or loaded again, as [`Vector::PREV_BY_SHUFFLE`] says), then one
+/// vector that ends at the end of the input (overlapping bytes already checked,
+/// unless the length is a multiple of `BYTES`), and one test of the gathered error
+/// lanes. The last vector is always
 /// the one that ends at the end, even when a whole vector would fit there: one
 /// code path instead of two, and fewer instructions per call at every length. An
 /// error is reported as found after offset 0:
@@ -163,9 +165,22 @@ pub(super) unsafe fn check_vectors_after<V: Vector, A: Answer, const OPEN: bool>
             first.prev3(before),
         );
         let mut at = V::BYTES;
+        let mut prev = first;
         while at + V::BYTES < len {
             // In bounds: at >= BYTES > 3 and at + BYTES < len.
-            error = error.or(vector_errors::<V, FULL>(&k, p.add(at)));
+            if V::PREV_BY_SHUFFLE {
+                let this = V::load(p.add(at));
+                error = error.or(errors::<V, FULL>(
+                    &k,
+                    this,
+                    this.prev1(prev),
+                    this.prev2(prev),
+                    this.prev3(prev),
+                ));
+                prev = this;
+            } else {
+                error = error.or(vector_errors::<V, FULL>(&k, p.add(at)));
+            }
             at += V::BYTES;
         }
         if at < len {

@@ -22,6 +22,7 @@ impl Vector for V64 {
     const BYTES: usize = 64;
     type Narrow = super::avx2::V32;
     const COMPARE_PAIRS: bool = false;
+    const PREV_BY_SHUFFLE: bool = true;
 
     #[inline(always)]
     unsafe fn load(ptr: *const u8) -> Self {
