@@ -81,26 +81,43 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
 /// after it; a 3-byte lead (E0-EF) and one continuation byte give A (one more
 /// expected); a 4-byte lead (F0-F4) and one gives B, and two give A. (The lead
 /// byte's own second-byte range was checked with the rest: after it, any
-/// continuation byte will do.) Three byte comparisons, so that the next piece's
-/// check need not wait for the machine's table lookups. When `bytes` is ill-formed
-/// the answer means nothing (the caller answers ERROR).
+/// continuation byte will do.) In well-formed text at most one of these cases
+/// holds, so their discriminants (A is 1, B is 2) add up: one table lookup and
+/// three comparisons, no branch, and no lookup of the machine that the next piece's
+/// check would wait for. When `bytes` is ill-formed the answer means nothing (the
+/// caller answers ERROR).
 #[inline(always)]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "a byte indexes AFTER_LAST's 256 entries: no check is emitted"
+)]
 pub(crate) fn open_state(bytes: &[u8]) -> State {
     let Some(&[b3, b2, b1]) = bytes.last_chunk::<3>() else {
         return State::Start;
     };
-    // Both answers computed and one selected: the bytes of text in pieces make
-    // every branch here a coin toss. (Left to itself, the compiler branches
-    // around the table lookup of `after_lead`.)
-    let after_lead = next_state(State::Start, b1);
-    let inside = if b2 >= 0xF0 {
-        State::B
-    } else if b2 >= 0xE0 || b3 >= 0xF0 {
-        State::A
-    } else {
-        State::Start
-    };
-    core::hint::select_unpredictable(is_lead(b1), after_lead, inside)
+    let raw = AFTER_LAST[usize::from(b1)]
+        + u8::from(b2 >= 0xE0)
+        + u8::from(b2 >= 0xF0)
+        + u8::from(b3 >= 0xF0);
+    State::from_raw(u32::from(raw))
+}
+
+/// For [`open_state`]: the discriminant of the machine's state after a lead byte
+/// (C0-FF) at the end of a piece, 0 (START) after any other byte.
+static AFTER_LAST: [u8; 256] = build_after_last();
+
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
+const fn build_after_last() -> [u8; 256] {
+    let mut table = [0; 256];
+    let mut byte = 0xC0;
+    while byte < 256 {
+        table[byte] = next_state(State::Start, byte as u8) as u8;
+        byte += 1;
+    }
+    table
 }
 
 #[cfg(test)]

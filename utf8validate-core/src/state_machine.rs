@@ -48,6 +48,9 @@ pub enum State {
     Error = 8,
 }
 
+// `State::from_raw` writes a discriminant as an integer of the enum's width.
+const _: () = assert!(core::mem::size_of::<State>() == 4 || core::mem::size_of::<State>() == 1);
+
 impl State {
     /// All states, in discriminant order.
     pub const ALL: [State; 9] = [
@@ -65,20 +68,33 @@ impl State {
     /// The state whose discriminant is `raw`; any value outside `0..=8` is
     /// [`State::Error`] (the C ABI's rule for out-of-range `utf8_state` values).
     #[inline]
-    #[allow(
-        clippy::indexing_slicing,
-        reason = "the index is clamped to 0..=8 and ALL has 9 entries: no check is emitted"
-    )]
     pub const fn from_raw(raw: u32) -> State {
-        // A clamp and a table, not a `match`: a `match` here becomes a jump table
-        // when the state comes from memory (a stream's carried state), mispredicted
-        // whenever the state changes.
+        // A clamp and the discriminant taken as the state: no `match`, which
+        // becomes a jump table when the state comes from memory (a stream's
+        // carried state), mispredicted whenever the state changes, and no table,
+        // a load on every call.
         let index = if raw < State::Error as u32 {
             raw
         } else {
             State::Error as u32
         };
-        State::ALL[index as usize]
+        /// The integer a `State` is stored as, of the C enum's width.
+        #[repr(C)]
+        union Discriminant {
+            int: u32,
+            byte: u8,
+            state: State,
+        }
+        let bits = if core::mem::size_of::<State>() == 1 {
+            Discriminant { byte: index as u8 }
+        } else {
+            Discriminant { int: index }
+        };
+        // SAFETY: `State` is `repr(C)`: stored as the C enum of the target, an
+        // integer of 4 bytes, or of 1 byte where enums are short (see the assertion
+        // below), holding the discriminant. `bits` holds `index`, one of the
+        // discriminants 0..=8, as an integer of that width.
+        unsafe { bits.state }
     }
 
     /// A byte that takes the machine from START to this state, so that checking
