@@ -55,7 +55,7 @@
 
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ascii::short_ascii;
+use crate::ascii::{short_ascii, SHORT};
 use crate::piece::quick_piece_state;
 use crate::scalar;
 #[cfg(simd_back_end)]
@@ -84,7 +84,9 @@ type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 /// so that the C entry point can jump to it (see the module docs). Calling one is
 /// `unsafe`, as for [`ValidateFn`]. It is called only for the pieces that
 /// `crate::piece::quick_piece_state` leaves to a back end: `state` is not ERROR and
-/// `len` is at least 3 (`crate::piece::PIECE_FROM`).
+/// `len` is at least 3 (`crate::piece::PIECE_FROM`). Each back end has two: one
+/// for pieces of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
+/// longer pieces, so that neither tests the length the C entry point has tested.
 type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
 /// One back end.
@@ -97,8 +99,11 @@ struct Implementation {
     first_error: FirstErrorFn,
     /// Its verdict.
     validate: ValidateFn,
-    /// Its answer for a piece of data in pieces.
+    /// Its answer for a piece of data in pieces of at most `crate::ascii::SHORT`
+    /// bytes.
     validate_chunk: ValidateChunkFn,
+    /// Its answer for a longer piece.
+    validate_chunk_long: ValidateChunkFn,
 }
 
 fn always() -> bool {
@@ -114,6 +119,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         first_error: simd::x86::avx512::first_error,
         validate: simd::x86::avx512::validate,
         validate_chunk: simd::x86::avx512::validate_chunk,
+        validate_chunk_long: simd::x86::avx512::validate_chunk_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -122,6 +128,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         first_error: simd::x86::avx2::first_error,
         validate: simd::x86::avx2::validate,
         validate_chunk: simd::x86::avx2::validate_chunk,
+        validate_chunk_long: simd::x86::avx2::validate_chunk_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -130,6 +137,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         first_error: simd::x86::ssse3::first_error,
         validate: simd::x86::ssse3::validate,
         validate_chunk: simd::x86::ssse3::validate_chunk,
+        validate_chunk_long: simd::x86::ssse3::validate_chunk_long,
     },
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Implementation {
@@ -138,6 +146,7 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         first_error: simd::aarch64::neon::first_error,
         validate: simd::aarch64::neon::validate,
         validate_chunk: simd::aarch64::neon::validate_chunk,
+        validate_chunk_long: simd::aarch64::neon::validate_chunk_long,
     },
     SCALAR,
 ];
@@ -149,6 +158,7 @@ const SCALAR: Implementation = Implementation {
     first_error: scalar::scalar_first_error,
     validate: scalar::scalar_validate,
     validate_chunk: scalar::scalar_validate_chunk,
+    validate_chunk_long: scalar::scalar_validate_chunk,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -201,6 +211,7 @@ static DETECT: Implementation = Implementation {
     first_error: detect_first_error,
     validate: detect_validate,
     validate_chunk: detect_validate_chunk,
+    validate_chunk_long: detect_validate_chunk_long,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -255,6 +266,16 @@ unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
 unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: usize) -> State {
     // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate_chunk)(state, ptr, len) }
+}
+
+/// [`DETECT`]'s answer for a longer piece: detects, then runs the chosen back
+/// end's.
+///
+/// # Safety
+/// None beyond [`ValidateChunkFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, len: usize) -> State {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().validate_chunk_long)(state, ptr, len) }
 }
 
 /// The cached back end.
@@ -365,7 +386,8 @@ unsafe fn validate_chunk_with(
 }
 
 /// [`check_piece`] with the back end that `backend()` returns: the jump to its
-/// `validate_chunk`, for a piece that `quick_piece_state` left to it.
+/// `validate_chunk` or, for a piece longer than [`SHORT`], its
+/// `validate_chunk_long`, for a piece that `quick_piece_state` left to it.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -379,7 +401,14 @@ unsafe fn check_piece_with(
     // `len` describe the readable bytes of a slice. The rest of `ValidateChunkFn`'s
     // contract (not ERROR, 3 bytes or more) is about the answer, not memory safety:
     // a back end reads only the slice, whatever the state and length.
-    unsafe { (backend().validate_chunk)(state, bytes.as_ptr(), bytes.len()) }
+    unsafe {
+        let imp = backend();
+        if bytes.len() > SHORT {
+            (imp.validate_chunk_long)(state, bytes.as_ptr(), bytes.len())
+        } else {
+            (imp.validate_chunk)(state, bytes.as_ptr(), bytes.len())
+        }
+    }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

@@ -248,8 +248,12 @@ pub(crate) fn scalar_check_open(state: State, bytes: &[u8]) -> bool {
 /// followed by the `len` bytes at `ptr`: [`scalar_check_open`]'s verdict, as
 /// `crate::piece::checked_piece_state` answers it.
 ///
+/// Out of line: the SIMD back ends reach it by a jump, for pieces shorter than
+/// their narrowest vector.
+///
 /// # Safety
 /// `ptr` must be non-NULL with `len` readable bytes, and `state` is not ERROR.
+#[inline(never)]
 pub(crate) unsafe extern "C" fn scalar_validate_chunk(
     state: State,
     ptr: *const u8,

@@ -2,9 +2,7 @@
 //! the verdict alone (for `validate`), each with its own out-of-line scalar
 //! fallbacks (the scalar back end's entry points, in `crate::scalar`).
 
-use crate::scalar::{
-    first_error_from_boundary, first_error_from_boundary_open, scalar_first_error, scalar_validate,
-};
+use crate::scalar::{first_error_from_boundary, scalar_first_error, scalar_validate};
 
 /// What [`super::check`] answers: the offset of the first error, `usize` (`len`
 /// when valid), for the back ends' `first_error`, or the verdict alone, `bool`,
@@ -23,16 +21,9 @@ pub(crate) trait Answer {
     fn scalar(bytes: &[u8]) -> Self;
     /// The answer for `bytes`, whose `bytes[..passed]` is a well-formed prefix.
     fn from_boundary(bytes: &[u8], passed: usize) -> Self;
-    /// [`Answer::from_boundary`] with the end of `bytes` left open (a piece of data
-    /// in pieces).
-    fn from_boundary_open(bytes: &[u8], passed: usize) -> Self;
 }
 
 impl Answer for usize {
-    #[inline(always)]
-    fn from_boundary_open(bytes: &[u8], passed: usize) -> Self {
-        first_error_from_boundary_open(bytes, passed).unwrap_or(bytes.len())
-    }
     #[inline(always)]
     fn valid(len: usize) -> Self {
         len
@@ -54,10 +45,6 @@ impl Answer for usize {
 }
 
 impl Answer for bool {
-    #[inline(always)]
-    fn from_boundary_open(bytes: &[u8], passed: usize) -> Self {
-        first_error_from_boundary_open(bytes, passed).is_none()
-    }
     #[inline(always)]
     fn valid(_: usize) -> Self {
         true

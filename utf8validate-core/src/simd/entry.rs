@@ -3,8 +3,8 @@
 
 /// The entry points of a back end, for its vector type `$V` and target feature
 /// `$feature` (named `$name` in the docs): `first_error`, `validate` and
-/// `validate_chunk`, which `crate::dispatch` caches, and the out-of-line
-/// `first_error_long`, `validate_long`, `validate_chunk_long`, `first_error_tiered` and
+/// `validate_chunk` and `validate_chunk_long`, which `crate::dispatch` caches, and the
+/// out-of-line `first_error_long`, `validate_long`, `first_error_tiered` and
 /// `tiered` (the generic `check_tiered`) they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
@@ -51,43 +51,36 @@ macro_rules! entry_points {
 
         #[doc = concat!("The answer for a piece of data in pieces with ", $name, ", for")]
         /// `crate::dispatch`'s `validate_chunk`: the machine's state after `state`
-        /// followed by the `len` bytes at `ptr`, by [`crate::simd::piece_state`].
-        /// A jump from the C entry point, and on to [`validate_chunk_long`] by
-        /// another.
+        /// followed by the `len` bytes at `ptr` (at most one block), by
+        /// [`crate::simd::piece_state`]. A jump from the C entry point.
         ///
         /// # Safety
-        /// As for [`first_error`], `state` is not ERROR and `len >= 3`
-        /// (`crate::piece::PIECE_FROM`).
+        /// As for [`first_error`], `state` is not ERROR and `3 <= len <= BLOCK`
+        /// (`crate::piece::PIECE_FROM`, `simd::BLOCK`).
         #[target_feature(enable = $feature)]
         pub(crate) unsafe extern "C" fn validate_chunk(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
         ) -> $crate::State {
-            // SAFETY: as in `first_error`; `validate_chunk_long` gets the
-            // caller's guarantees back unchanged.
-            unsafe {
-                $crate::simd::piece_state::<$V>(
-                    state,
-                    core::slice::from_raw_parts(ptr, len),
-                    |state, bytes| validate_chunk_long(state, bytes.as_ptr(), bytes.len()),
-                )
-            }
+            // SAFETY: as in `first_error`, and the caller's guarantees on `state`
+            // and `len`.
+            unsafe { $crate::simd::piece_state::<$V>(state, core::slice::from_raw_parts(ptr, len)) }
         }
 
         /// [`validate_chunk`] for pieces longer than one block
-        /// ([`crate::simd::piece_state_long`]), out of line.
+        /// ([`crate::simd::piece_state_long`]): a jump from the C entry point.
         ///
         /// # Safety
-        /// As for [`validate_chunk`], and `len > simd::BLOCK`.
+        /// As for [`first_error`], `state` is not ERROR and `len > simd::BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        unsafe extern "C" fn validate_chunk_long(
+        pub(crate) unsafe extern "C" fn validate_chunk_long(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
         ) -> $crate::State {
-            // SAFETY: as in `first_error`; `piece_state` calls it only when
+            // SAFETY: as in `first_error`, and the caller's guarantee that
             // `len > BLOCK`.
             unsafe {
                 $crate::simd::piece_state_long::<$V>(state, core::slice::from_raw_parts(ptr, len))

@@ -13,33 +13,31 @@
 use super::long::{check_tiered, leading_ascii, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
 use super::{Vector, BLOCK};
-use crate::hint::cold_path;
-use crate::piece::checked_piece_state;
+use crate::piece::{checked_piece_state, PIECE_FROM};
+use crate::scalar::scalar_validate_chunk;
 use crate::sequence::open_state;
 use crate::state_machine::State;
 
-/// The machine's state after `state` (not ERROR) followed by `bytes` (at least
-/// `crate::piece::PIECE_FROM` of them). A piece of at most one block: [`check_open`]'s
-/// verdict, as `crate::piece::checked_piece_state` answers it. A longer one goes to
-/// `long` (the back end's `validate_chunk_long`, [`piece_state_long`] out of line),
-/// by a jump.
+/// The machine's state after `state` (not ERROR) followed by `bytes`, a piece of
+/// `crate::piece::PIECE_FROM` to [`BLOCK`] bytes: [`check_open`]'s verdict, as
+/// `crate::piece::checked_piece_state` answers it. (Longer pieces go to
+/// [`piece_state_long`], the back end's `validate_chunk_long`.)
 ///
 /// # Safety
-/// The CPU feature of `V` must be present. Call it only from a function compiled
-/// with that feature, so that this body is inlined and compiled with it.
+/// The CPU feature of `V` must be present, and `PIECE_FROM <= bytes.len() <=
+/// BLOCK`. Call it only from a function compiled with that feature, so that this
+/// body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn piece_state<V: Vector>(
-    state: State,
-    bytes: &[u8],
-    long: impl FnOnce(State, &[u8]) -> State,
-) -> State {
-    if bytes.len() > BLOCK {
-        cold_path();
-        return long(state, bytes);
-    }
+pub(crate) unsafe fn piece_state<V: Vector>(state: State, bytes: &[u8]) -> State {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(PIECE_FROM <= bytes.len() && bytes.len() <= BLOCK) };
     let last = open_state(bytes);
     // SAFETY: the caller guarantees the CPU feature; `bytes` is at most one block.
-    checked_piece_state(last, unsafe { check_open::<V>(state, bytes) })
+    match unsafe { check_open::<V>(state, bytes) } {
+        Some(passed) => checked_piece_state(last, passed),
+        // SAFETY: the slice's own pointer and length; `state` is not ERROR.
+        None => unsafe { scalar_validate_chunk(state, bytes.as_ptr(), bytes.len()) },
+    }
 }
 
 /// [`piece_state`] for a piece longer than one block: [`check_open_long`]'s verdict,
@@ -51,42 +49,52 @@ pub(crate) unsafe fn piece_state<V: Vector>(
 /// compiled with it.
 #[inline(always)]
 pub(crate) unsafe fn piece_state_long<V: Vector>(state: State, bytes: &[u8]) -> State {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(bytes.len() > BLOCK) };
     let last = open_state(bytes);
     // SAFETY: forwarded caller contract.
     checked_piece_state(last, unsafe { check_open_long::<V>(state, bytes) })
 }
 
-/// True iff `state` (not ERROR) followed by `bytes` (at most one block) holds
-/// nothing ill-formed, the end aside: `bytes` may end inside a sequence. One vector
-/// check.
+/// Whether `state` (not ERROR) followed by `bytes` (at most one block) holds
+/// nothing ill-formed, the end aside (`bytes` may end inside a sequence), by one
+/// vector check; `None` for a piece shorter than the narrowest vector that `V`
+/// cannot load zero-padded, which the caller leaves to the scalar machine.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`. Call it only
 /// from a function compiled with that feature, so that this body is inlined and
 /// compiled with it.
 #[inline(always)]
-unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> bool {
+unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
     let len = bytes.len();
-    let lead = state.lead_byte();
     type N1<V> = <V as Vector>::Narrow;
     type N2<V> = <N1<V> as Vector>::Narrow;
     // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
     // implies those of its narrower vectors; each `check_vectors_after::<W>` is
-    // called with `W::BYTES <= len`, `load_prefix` reads only `bytes`, and the
-    // scalar machine gets the slice's own pointer and length.
+    // called with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
     unsafe {
         if len >= V::BYTES {
-            check_vectors_after::<V, bool, true>(before::<V>(lead), bytes)
+            Some(check_vectors_after::<V, bool, true>(
+                before::<V>(state),
+                bytes,
+            ))
         } else if len >= N1::<V>::BYTES {
-            check_vectors_after::<N1<V>, bool, true>(before::<N1<V>>(lead), bytes)
+            Some(check_vectors_after::<N1<V>, bool, true>(
+                before::<N1<V>>(state),
+                bytes,
+            ))
         } else if len >= N2::<V>::BYTES {
-            check_vectors_after::<N2<V>, bool, true>(before::<N2<V>>(lead), bytes)
-        } else if let Some(this) = V::load_prefix(bytes) {
+            Some(check_vectors_after::<N2<V>, bool, true>(
+                before::<N2<V>>(state),
+                bytes,
+            ))
+        } else {
             // Zero-padded: a sequence the piece leaves open is cut short by a zero,
             // which marks the lane after the piece; only the piece's lanes count.
-            !short_errors_after(before::<V>(lead), this).any_nonzero_in_prefix(len)
-        } else {
-            crate::scalar::scalar_check_open(state, bytes)
+            V::load_prefix(bytes).map(|this| {
+                !short_errors_after(before::<V>(state), this).any_nonzero_in_prefix(len)
+            })
         }
     }
 }
@@ -105,7 +113,7 @@ unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
     let len = bytes.len();
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     unsafe {
-        let before = before::<V>(state.lead_byte());
+        let before = before::<V>(state);
         // The leading ASCII whatever the state (a branch on the state would
         // mispredict whenever it changes): ASCII right after a carried sequence
         // is wrong, and a carried sequence's continuation bytes are not ASCII, so
@@ -122,20 +130,41 @@ unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
     }
 }
 
-/// A vector of zeros with `lead` in its last lane: the bytes before a piece.
+/// The bytes before a piece carried over in `state`: a vector of zeros with the
+/// state's lead byte ([`State::lead_byte`]) in its last lane, one load from
+/// [`BEFORE`].
 ///
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-unsafe fn before<V: Vector>(lead: u8) -> V {
-    // SAFETY: the load reads the last `BYTES <= BLOCK` bytes of `LAST_LANE`; the
-    // caller guarantees the CPU feature.
-    unsafe { V::splat(lead).and(V::load(LAST_LANE.as_ptr().add(BLOCK - V::BYTES))) }
+#[allow(
+    clippy::indexing_slicing,
+    reason = "BEFORE has a row per State variant (checked by its type): no check is emitted"
+)]
+unsafe fn before<V: Vector>(state: State) -> V {
+    // SAFETY: the load reads the last `BYTES <= BLOCK` bytes of the state's row;
+    // the caller guarantees the CPU feature.
+    unsafe { V::load(BEFORE.0[state as usize].as_ptr().add(BLOCK - V::BYTES)) }
 }
 
-/// All bits set in the last byte only, for [`before`].
-static LAST_LANE: [u8; BLOCK] = {
-    let mut mask = [0; BLOCK];
-    mask[BLOCK - 1] = 0xFF;
-    mask
-};
+/// For each state (in discriminant order), a block of zeros ending in its lead
+/// byte, for [`before`]; aligned, so that no load from it spans two cache lines.
+#[repr(C, align(64))]
+struct LeadBlocks([[u8; BLOCK]; State::ALL.len()]);
+
+/// See [`LeadBlocks`].
+static BEFORE: LeadBlocks = build_before();
+
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
+const fn build_before() -> LeadBlocks {
+    let mut rows = [[0; BLOCK]; State::ALL.len()];
+    let mut i = 0;
+    while i < rows.len() {
+        rows[i][BLOCK - 1] = State::ALL[i].lead_byte();
+        i += 1;
+    }
+    LeadBlocks(rows)
+}

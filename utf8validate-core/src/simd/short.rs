@@ -186,19 +186,31 @@ pub(super) unsafe fn check_vectors_after<V: Vector, A: Answer, const OPEN: bool>
         if at < len {
             let from = len - V::BYTES;
             if from < 3 {
-                // One or two bytes after the first vector: the scalar machine
-                // checks them from the last boundary in the first vector.
+                // One or two bytes after the first vector (the loop did not run):
+                // the last vector's bytes one to three back start before the
+                // input, in `before`, and are the first vector's own, shifted.
+                // In bounds: from is 1 or 2 and from + BYTES = len.
                 cold_path();
-                if error.any_nonzero() {
-                    return A::invalid(bytes, 0);
-                }
-                if OPEN {
-                    return A::from_boundary_open(bytes, at);
-                }
-                return A::from_boundary(bytes, at);
+                let (this, back1, back2, back3) = if from == 2 {
+                    (
+                        V::load(p.add(2)),
+                        V::load(p.add(1)),
+                        first,
+                        first.prev1(before),
+                    )
+                } else {
+                    (
+                        V::load(p.add(1)),
+                        first,
+                        first.prev1(before),
+                        first.prev2(before),
+                    )
+                };
+                error = error.or(errors::<V, FULL>(&k, this, back1, back2, back3));
+            } else {
+                // In bounds: from >= 3 and from + BYTES = len.
+                error = error.or(vector_errors::<V, FULL>(&k, p.add(from)));
             }
-            // In bounds: from >= 3 and from + BYTES = len.
-            error = error.or(vector_errors::<V, FULL>(&k, p.add(from)));
         }
         // The input must not end inside a sequence, unless the end is open. In
         // bounds: BYTES <= len.
