@@ -31,6 +31,12 @@ pub unsafe extern "C" fn utf8_validate_chunk(
     buf: *const c_char,
     len: usize,
 ) -> State {
+    // ERROR, and any value that names no state, stays ERROR whatever the piece.
+    // Tested here on the raw value, so that the conversion below and the core's
+    // own test for ERROR compile to nothing.
+    if state.0 >= State::Error as u32 {
+        return State::Error;
+    }
     // SAFETY: forwarded caller contract.
     match unsafe { input(buf, len) } {
         Some(bytes) => utf8validate_core::validate_chunk(state.get(), bytes),

@@ -31,6 +31,9 @@ pub(crate) fn quick_piece_state(state: State, bytes: &[u8]) -> Option<State> {
         return Some(State::Error);
     }
     if bytes.len() < PIECE_FROM {
+        // Not rare in every stream, but for the layout: longer pieces then run
+        // without a taken branch.
+        cold_path();
         return Some(state_machine::run(state, bytes));
     }
     if short_ascii(bytes) {
