@@ -66,6 +66,10 @@ pub(crate) unsafe fn piece_state_long<V: Vector>(state: State, bytes: &[u8]) -> 
 /// from a function compiled with that feature, so that this body is inlined and
 /// compiled with it.
 #[inline(always)]
+#[allow(
+    clippy::manual_map,
+    reason = "a closure can be left out of line, compiled without the back end's target feature"
+)]
 unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
     let len = bytes.len();
     type N1<V> = <V as Vector>::Narrow;
@@ -89,12 +93,12 @@ unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
                 before::<N2<V>>(state),
                 bytes,
             ))
-        } else {
+        } else if let Some(this) = V::load_prefix(bytes) {
             // Zero-padded: a sequence the piece leaves open is cut short by a zero,
             // which marks the lane after the piece; only the piece's lanes count.
-            V::load_prefix(bytes).map(|this| {
-                !short_errors_after(before::<V>(state), this).any_nonzero_in_prefix(len)
-            })
+            Some(!short_errors_after(before::<V>(state), this).any_nonzero_in_prefix(len))
+        } else {
+            None
         }
     }
 }
