@@ -133,13 +133,20 @@ impl Stream {
         if self.failed != 0 {
             return false;
         }
+        if self.carried >= State::Error as u8 {
+            // ERROR, or a value that names no state (in a struct a C caller wrote
+            // over): the exact path decides. Tested on the stored byte, so that
+            // the conversion below needs no clamp.
+            cold_path();
+            return self.feed_exactly(bytes);
+        }
         // The check itself is the one of data in pieces (`validate_chunk`), from the
         // carried state; the stream only keeps the count, the last bytes and the
         // state the piece leaves. The pieces that need a back end go out of line,
         // so that the others (short ASCII above all) save no registers.
         let state = self.carried_state();
         let Some(next) = quick_piece_state(state, bytes) else {
-            return self.feed_checked(state, bytes);
+            return Self::feed_checked(state, bytes, self);
         };
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
@@ -151,15 +158,17 @@ impl Stream {
     }
 
     /// [`feed`](Self::feed) for a piece that `quick_piece_state` left to the back end
-    /// (`state`, not ERROR, is the carried state; `bytes` has at least 3 bytes).
+    /// (`state`, not ERROR, is the carried state; `bytes` has at least 3 bytes). The
+    /// stream comes last, so that `state` and `bytes` arrive where the back end
+    /// takes them.
     #[inline(never)]
-    fn feed_checked(&mut self, state: State, bytes: &[u8]) -> bool {
+    fn feed_checked(state: State, bytes: &[u8], stream: &mut Stream) -> bool {
         let next = crate::dispatch::check_piece(state, bytes);
         if next == State::Error {
             cold_path();
-            return self.feed_exactly(bytes);
+            return stream.feed_exactly(bytes);
         }
-        self.advance(bytes, next);
+        stream.advance(bytes, next);
         true
     }
 
