@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Turns criterion's results for `cargo bench -p utf8validate-bench` into tables.
 
-Usage: python3 benches/summarize.py [--pieces] [--csv NAME] [CRITERION_DIR]
-(default CRITERION_DIR: $CARGO_TARGET_DIR/criterion, else target/criterion).
+Usage: python3 benches/summarize.py [--pieces] [--csv NAME] [CRITERION_DIR...]
+(default CRITERION_DIR: $CARGO_TARGET_DIR/criterion, else target/criterion; with
+several directories, rounds of the same benchmark, each contender's fastest round).
 
 For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's median
 time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
@@ -147,11 +148,27 @@ def arguments():
     parser.add_argument("--csv", metavar="NAME",
                         help="the CSV file's name (default: peers-<back end> or "
                              "pieces-<back end>, from $UTF8VALIDATE_BACKEND)")
-    parser.add_argument("criterion_dir", nargs="?", type=Path,
-                        default=Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "criterion",
+    parser.add_argument("criterion_dir", nargs="*", type=Path,
+                        default=[Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "criterion"],
                         help="criterion's output (default: $CARGO_TARGET_DIR/criterion, "
-                             "else target/criterion)")
+                             "else target/criterion); with several, rounds of the same "
+                             "benchmark, each contender's fastest median among them")
     return parser.parse_args()
+
+
+def fastest(rounds):
+    """The results of several rounds of one benchmark merged: for every group and
+    contender, the round with the lowest median time. On a shared VM whose speed
+    changes every few seconds, the best of a few rounds leaves out the slow spells,
+    for every contender alike."""
+    merged = {}
+    for results in rounds:
+        for group, functions in results.items():
+            for function, (median, size) in functions.items():
+                best = merged.setdefault(group, {}).get(function)
+                if best is None or median < best[0]:
+                    merged[group][function] = (median, size)
+    return merged
 
 
 def main():
@@ -161,10 +178,11 @@ def main():
     # (UTF8VALIDATE_BACKEND, when it is set for this command too).
     run = os.environ.get("UTF8VALIDATE_BACKEND") or "default"
     csv_name = args.csv or f"{'pieces' if only_pieces else 'peers'}-{run}"
-    root = args.criterion_dir
-    results = load(root)
+    roots = args.criterion_dir
+    results = fastest(load(root) for root in roots)
     if not results:
-        sys.exit(f"no criterion results under {root}; run `cargo bench -p utf8validate-bench` first")
+        sys.exit(f"no criterion results under {', '.join(map(str, roots))}; "
+                 "run `cargo bench -p utf8validate-bench` first")
     if only_pieces:
         rows = pieces_table(results)
         if rows:
