@@ -43,10 +43,7 @@ pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     match unsafe { leading_ascii::<V>(bytes) } {
         None => A::valid(len),
-        // At least 3 bytes before the last vector, so that `check_vectors` never
-        // falls back to the scalar machine here: with 64-byte vectors, inputs of
-        // 65 or 66 bytes go to `tiered`.
-        Some(0) if len <= MEDIUM && len >= V::BYTES + 3 => {
+        Some(0) if len <= MEDIUM => {
             // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
             if unsafe { check_vectors::<V, bool>(bytes) } {
                 A::valid(len)

@@ -127,7 +127,7 @@ unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
             Some(at) if at > 0 && state != State::Start => return false,
             Some(at) => at,
         };
-        if at == 0 && len <= MEDIUM && len >= V::BYTES + 3 {
+        if at == 0 && len <= MEDIUM {
             return check_vectors_after::<V, bool, true>(before, bytes);
         }
         check_tiered::<V, true>(bytes, at, before).is_none()
