@@ -91,9 +91,9 @@ impl State {
             Discriminant { int: index }
         };
         // SAFETY: `State` is `repr(C)`: stored as the C enum of the target, an
-        // integer of 4 bytes, or of 1 byte where enums are short (see the assertion
-        // below), holding the discriminant. `bits` holds `index`, one of the
-        // discriminants 0..=8, as an integer of that width.
+        // integer of 4 bytes, or of 1 byte where enums are short (the assertion
+        // after `State`), holding the discriminant. `bits` holds `index`, one of
+        // the discriminants 0..=8, as an integer of that width.
         unsafe { bits.state }
     }
 
