@@ -102,10 +102,8 @@ impl State {
     /// the lead bytes C2, E1, E0, ED, F1, F0 and F4 for A-G, and C0 (which no byte
     /// may follow) for ERROR. A state reached by more bytes than its lead byte (A
     /// after E1 80, say) needs the same bytes after it as after that lead byte.
-    /// The vector checks of a piece take it as the byte before the piece. A table
-    /// lookup, not a `match`, so that the compiler cannot make the state a jump
-    /// into one copy of the check per state (an indirect branch that data in pieces
-    /// mispredicts whenever the state changes).
+    /// The vector checks of a piece take it as the byte before the piece (from a
+    /// table of rows built with it at compile time, `simd::piece`'s `BEFORE`).
     #[cfg(simd_back_end)]
     #[inline]
     #[allow(

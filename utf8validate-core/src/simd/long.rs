@@ -3,9 +3,9 @@
 
 use super::answer::Answer;
 use super::ascii::{is_ascii, skip_ascii};
-use super::rules::{errors, Constants, FULL};
+use super::rules::{Constants, FULL};
 use super::short::check_vectors;
-use super::tiers::{block_errors, check_stretch, Stretch};
+use super::tiers::{block_errors, check_stretch, vector_errors_after, Stretch};
 use super::{Vector, BLOCK};
 use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
@@ -212,13 +212,7 @@ unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8, before: 
         let mut prev = before;
         for i in 0..BLOCK / V::BYTES {
             let this = V::load(p.add(i * V::BYTES));
-            error = error.or(errors::<V, FULL>(
-                k,
-                this,
-                this.prev1(prev),
-                this.prev2(prev),
-                this.prev3(prev),
-            ));
+            error = error.or(vector_errors_after(k, prev, this));
             prev = this;
         }
         error

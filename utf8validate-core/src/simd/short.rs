@@ -4,7 +4,7 @@
 use super::answer::Answer;
 use super::boundary::ends_inside_lanes;
 use super::rules::{errors, Constants, FULL};
-use super::tiers::vector_errors;
+use super::tiers::{vector_errors, vector_errors_after};
 use super::{Vector, BLOCK};
 use crate::hint::cold_path;
 use crate::sequence::ends_inside_sequence;
@@ -105,13 +105,7 @@ pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         let k = Constants::<V>::new();
-        errors::<V, FULL>(
-            &k,
-            this,
-            this.prev1(before),
-            this.prev2(before),
-            this.prev3(before),
-        )
+        vector_errors_after(&k, before, this)
     }
 }
 
@@ -157,26 +151,14 @@ pub(super) unsafe fn check_vectors_after<V: Vector, A: Answer, const OPEN: bool>
         // In bounds: BYTES <= len.
         let first = V::load(p);
         let k = Constants::<V>::new();
-        let mut error = errors::<V, FULL>(
-            &k,
-            first,
-            first.prev1(before),
-            first.prev2(before),
-            first.prev3(before),
-        );
+        let mut error = vector_errors_after(&k, before, first);
         let mut at = V::BYTES;
         let mut prev = first;
         while at + V::BYTES < len {
             // In bounds: at >= BYTES > 3 and at + BYTES < len.
             if V::PREV_BY_SHUFFLE {
                 let this = V::load(p.add(at));
-                error = error.or(errors::<V, FULL>(
-                    &k,
-                    this,
-                    this.prev1(prev),
-                    this.prev2(prev),
-                    this.prev3(prev),
-                ));
+                error = error.or(vector_errors_after(&k, prev, this));
                 prev = this;
             } else {
                 error = error.or(vector_errors::<V, FULL>(&k, p.add(at)));

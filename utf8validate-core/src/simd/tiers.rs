@@ -37,6 +37,26 @@ pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, 
     }
 }
 
+/// The error lanes of `this` in the full check, with `before` the vector before it:
+/// the three bytes before each lane are taken from `before` and `this` by shuffles
+/// ([`Vector::prev1`]-[`Vector::prev3`]), not loaded again.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn vector_errors_after<V: Vector>(k: &Constants<V>, before: V, this: V) -> V {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        errors::<V, FULL>(
+            k,
+            this,
+            this.prev1(before),
+            this.prev2(before),
+            this.prev3(before),
+        )
+    }
+}
+
 /// The tier of a block (and the three bytes before it) whose lane-wise maximum
 /// is `most`.
 ///
