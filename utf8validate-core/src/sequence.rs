@@ -81,43 +81,66 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
 /// after it; a 3-byte lead (E0-EF) and one continuation byte give A (one more
 /// expected); a 4-byte lead (F0-F4) and one gives B, and two give A. (The lead
 /// byte's own second-byte range was checked with the rest: after it, any
-/// continuation byte will do.) In well-formed text at most one of these cases
-/// holds, so their discriminants (A is 1, B is 2) add up: one table lookup and
-/// three comparisons, no branch, and no lookup of the machine that the next piece's
-/// check would wait for. When `bytes` is ill-formed the answer means nothing (the
-/// caller answers ERROR).
+/// continuation byte will do.) So the state depends on the last byte, the high
+/// nibble of the one before and whether the third from last is F0 or above: one
+/// load of the last two bytes, one comparison and one lookup in [`OPEN_STATES`],
+/// no branch, and no lookup of the machine that the next piece's check would wait
+/// for. When `bytes` is ill-formed the answer means nothing (the caller answers
+/// ERROR).
 #[inline(always)]
 #[allow(
     clippy::indexing_slicing,
-    reason = "a byte indexes AFTER_LAST's 256 entries: no check is emitted"
+    reason = "the index has 13 bits (a 16-bit value shifted right by 3) and OPEN_STATES 8192 entries: no check is emitted"
 )]
 pub(crate) fn open_state(bytes: &[u8]) -> State {
     let Some(&[b3, b2, b1]) = bytes.last_chunk::<3>() else {
         return State::Start;
     };
-    let raw = AFTER_LAST[usize::from(b1)]
-        + u8::from(b2 >= 0xE0)
-        + u8::from(b2 >= 0xF0)
-        + u8::from(b3 >= 0xF0);
-    State::from_raw(u32::from(raw))
+    // `(b1 << 5) | ((b2 >> 4) << 1)`, from one load of the last two bytes, and
+    // the third from last's bit.
+    let last_two = usize::from(u16::from_le_bytes([b2, b1]));
+    let index = ((last_two >> 3) & !1) | usize::from(b3 >= 0xF0);
+    // SAFETY: every entry of OPEN_STATES is a state's discriminant (its builder
+    // stores `State as u8`).
+    unsafe { State::from_discriminant(u32::from(OPEN_STATES.0[index])) }
 }
 
-/// For [`open_state`]: the discriminant of the machine's state after a lead byte
-/// (C0-FF) at the end of a piece, 0 (START) after any other byte.
-static AFTER_LAST: [u8; 256] = build_after_last();
+/// For [`open_state`], at `(b1 << 5) | ((b2 >> 4) << 1) | (b3 >= 0xF0)` for the last
+/// three bytes `b3 b2 b1`: the machine's state after a lead byte `b1` (C2-F4; ERROR
+/// for C0, C1 and F5-FF), else A after a 3-byte lead (E0-EF) and one continuation
+/// byte or a 4-byte lead (F0-F4) and two, B after a 4-byte lead and one, else START.
+/// Combinations no well-formed text has hold what those rules add up to (at most
+/// ERROR). Discriminants, a byte each: 8 KiB, aligned; a piece reads one byte.
+#[repr(C, align(64))]
+struct OpenStates([u8; 8192]);
+
+/// See [`OpenStates`].
+static OPEN_STATES: OpenStates = build_open_states();
 
 #[allow(
     clippy::indexing_slicing,
     reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
 )]
-const fn build_after_last() -> [u8; 256] {
-    let mut table = [0; 256];
-    let mut byte = 0xC0;
-    while byte < 256 {
-        table[byte] = next_state(State::Start, byte as u8) as u8;
-        byte += 1;
+const fn build_open_states() -> OpenStates {
+    let mut table = [0; 8192];
+    let mut index = 0;
+    while index < table.len() {
+        let b1 = (index >> 5) as u8;
+        let b2_nibble = (index >> 1) & 0xF;
+        let b3_high = index & 1;
+        // The state after a lead byte last, START after any other byte.
+        let after_b1 = if b1 >= 0xC0 {
+            next_state(State::Start, b1) as usize
+        } else {
+            0
+        };
+        // One more byte expected after a 3-byte lead and one continuation byte,
+        // two after a 4-byte lead and one, one after a 4-byte lead and two.
+        let raw = after_b1 + (b2_nibble >= 0xE) as usize + (b2_nibble == 0xF) as usize + b3_high;
+        table[index] = State::from_raw(raw as u32) as u8;
+        index += 1;
     }
-    table
+    OpenStates(table)
 }
 
 #[cfg(test)]

@@ -78,6 +78,17 @@ impl State {
         } else {
             State::Error as u32
         };
+        // SAFETY: `index` is at most ERROR's discriminant.
+        unsafe { State::from_discriminant(index) }
+    }
+
+    /// The state whose discriminant is `raw`, without a test: for a value that is
+    /// one by construction (read from a table of discriminants).
+    ///
+    /// # Safety
+    /// `raw` must be at most 8 (`State::Error as u32`).
+    #[inline(always)]
+    pub(crate) const unsafe fn from_discriminant(raw: u32) -> State {
         /// The integer a `State` is stored as, of the C enum's width.
         #[repr(C)]
         union Discriminant {
@@ -86,14 +97,15 @@ impl State {
             state: State,
         }
         let bits = if core::mem::size_of::<State>() == 1 {
-            Discriminant { byte: index as u8 }
+            Discriminant { byte: raw as u8 }
         } else {
-            Discriminant { int: index }
+            Discriminant { int: raw }
         };
         // SAFETY: `State` is `repr(C)`: stored as the C enum of the target, an
         // integer of 4 bytes, or of 1 byte where enums are short (the assertion
-        // after `State`), holding the discriminant. `bits` holds `index`, one of
-        // the discriminants 0..=8, as an integer of that width.
+        // after `State`), holding the discriminant. `bits` holds `raw`, one of
+        // the discriminants 0..=8 (the caller guarantees it), as an integer of
+        // that width.
         unsafe { bits.state }
     }
 
