@@ -325,10 +325,17 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 /// `crate::piece::quick_piece_state` left to a back end (`state` is not ERROR, and
 /// `bytes` has at least 3 bytes): [`validate_chunk`] without its inline answers, for
 /// the stream, which keeps its own bookkeeping apart for each kind of answer.
+/// `LONG` is whether `bytes` is longer than [`SHORT`], which the stream has tested
+/// on its way here: it picks the back end's entry without a second test.
+///
+/// # Safety
+/// `state` is not ERROR, `bytes` has at least 3 bytes, and `LONG` is
+/// `bytes.len() > SHORT`: the contract of the back end's entries.
 #[inline]
-pub(crate) fn check_piece(state: State, bytes: &[u8]) -> State {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
-    unsafe { check_piece_with(state, bytes, current) }
+pub(crate) unsafe fn check_piece<const LONG: bool>(state: State, bytes: &[u8]) -> State {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); the
+    // rest is the caller's contract.
+    unsafe { piece_entry::<LONG>(state, bytes, current) }
 }
 
 /// [`validate`] with the back end that `backend()` returns (asked only when the
@@ -385,9 +392,9 @@ unsafe fn validate_chunk_with(
     unsafe { check_piece_with(state, bytes, backend) }
 }
 
-/// [`check_piece`] with the back end that `backend()` returns: the jump to its
-/// `validate_chunk` or, for a piece longer than [`SHORT`], its
-/// `validate_chunk_long`, for a piece that `quick_piece_state` left to it.
+/// The jump to the `validate_chunk` of the back end that `backend()` returns or, for
+/// a piece longer than [`SHORT`], its `validate_chunk_long`, for a piece that
+/// `quick_piece_state` left to it.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -397,17 +404,40 @@ unsafe fn check_piece_with(
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
-    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
-    // `len` describe the readable bytes of a slice. The rest of `ValidateChunkFn`'s
-    // contract (not ERROR, 3 bytes or more) is about the answer, not memory safety:
-    // a back end reads only the slice, whatever the state and length.
+    // SAFETY: forwarded caller contract (which `quick_piece_state` left to a back
+    // end: not ERROR, 3 bytes or more), and `LONG` is the test made here.
+    unsafe {
+        if bytes.len() > SHORT {
+            piece_entry::<true>(state, bytes, backend)
+        } else {
+            piece_entry::<false>(state, bytes, backend)
+        }
+    }
+}
+
+/// The jump to the back end's `validate_chunk_long` (`LONG`) or `validate_chunk`.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR,
+/// `bytes` has at least 3 bytes, and `LONG` is `bytes.len() > SHORT` (the
+/// contract of [`ValidateChunkFn`] and of each entry).
+#[inline(always)]
+unsafe fn piece_entry<const LONG: bool>(
+    state: State,
+    bytes: &[u8],
+    backend: impl FnOnce() -> &'static Implementation,
+) -> State {
+    // SAFETY: the caller guarantees the back end runs on this CPU, the state and
+    // the length each entry needs; `as_ptr` and `len` describe the readable bytes
+    // of a slice.
     unsafe {
         let imp = backend();
-        if bytes.len() > SHORT {
-            (imp.validate_chunk_long)(state, bytes.as_ptr(), bytes.len())
+        let entry = if LONG {
+            imp.validate_chunk_long
         } else {
-            (imp.validate_chunk)(state, bytes.as_ptr(), bytes.len())
-        }
+            imp.validate_chunk
+        };
+        entry(state, bytes.as_ptr(), bytes.len())
     }
 }
 

@@ -26,6 +26,7 @@
 //! );
 //! ```
 
+use crate::ascii::SHORT;
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
 use crate::piece::quick_piece_state;
@@ -130,14 +131,16 @@ impl Stream {
     /// [`finish`](Self::finish) reports the first error. An empty piece changes
     /// nothing. Allocation-free; reads only `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
-        if self.failed != 0 {
-            return false;
-        }
-        if self.carried >= State::Error as u8 {
-            // ERROR, or a value that names no state (in a struct a C caller wrote
-            // over): the exact path decides. Tested on the stored byte, so that
-            // the conversion below needs no clamp.
+        // One test for both rare cases: a failed stream, and a carried state of
+        // ERROR or a value that names no state (in a struct a C caller wrote
+        // over). Tested on the stored bytes (adjacent: one load), so that the
+        // conversion below needs no clamp.
+        if u16::from_le_bytes([self.carried, self.failed]) >= State::Error as u16 {
             cold_path();
+            if self.failed != 0 {
+                return false;
+            }
+            // The exact path decides.
             return self.feed_exactly(bytes);
         }
         // The check itself is the one of data in pieces (`validate_chunk`), from the
@@ -146,7 +149,17 @@ impl Stream {
         // so that the others (short ASCII above all) save no registers.
         let state = self.carried_state();
         let Some(next) = quick_piece_state(state, bytes) else {
-            return Self::feed_checked(state, bytes, self);
+            // The length was tested on the way here: each call site of
+            // `feed_checked` knows which of the back end's two entries it needs.
+            // SAFETY: `quick_piece_state` leaves to a back end only pieces of 3 bytes
+            // or more after a state other than ERROR; `LONG` is the test made here.
+            return unsafe {
+                if bytes.len() > SHORT {
+                    Self::feed_checked::<true>(state, bytes, self)
+                } else {
+                    Self::feed_checked::<false>(state, bytes, self)
+                }
+            };
         };
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
@@ -158,12 +171,20 @@ impl Stream {
     }
 
     /// [`feed`](Self::feed) for a piece that `quick_piece_state` left to the back end
-    /// (`state`, not ERROR, is the carried state; `bytes` has at least 3 bytes). The
-    /// stream comes last, so that `state` and `bytes` arrive where the back end
-    /// takes them.
+    /// (`state` is the carried state). The stream comes last, so that `state` and
+    /// `bytes` arrive where the back end takes them.
+    ///
+    /// # Safety
+    /// `state` is not ERROR, `bytes` has at least 3 bytes, and `LONG` is
+    /// `bytes.len() > SHORT` (see `crate::dispatch::check_piece`).
     #[inline(never)]
-    fn feed_checked(state: State, bytes: &[u8], stream: &mut Stream) -> bool {
-        let next = crate::dispatch::check_piece(state, bytes);
+    unsafe fn feed_checked<const LONG: bool>(
+        state: State,
+        bytes: &[u8],
+        stream: &mut Stream,
+    ) -> bool {
+        // SAFETY: forwarded caller contract.
+        let next = unsafe { crate::dispatch::check_piece::<LONG>(state, bytes) };
         if next == State::Error {
             cold_path();
             return stream.feed_exactly(bytes);
