@@ -131,16 +131,16 @@ impl Stream {
     /// [`finish`](Self::finish) reports the first error. An empty piece changes
     /// nothing. Allocation-free; reads only `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
-        // One test for both rare cases: a failed stream, and a carried state of
-        // ERROR or a value that names no state (in a struct a C caller wrote
-        // over). Tested on the stored bytes (adjacent: one load), so that the
-        // conversion below needs no clamp.
-        if u16::from_le_bytes([self.carried, self.failed]) >= State::Error as u16 {
+        if self.failed != 0 {
+            return false;
+        }
+        // Two loads, not one of both adjacent bytes: the last piece stored the state
+        // alone, and a wider load would wait for that store to reach the cache.
+        if self.carried >= State::Error as u8 {
+            // ERROR, or a value that names no state (in a struct a C caller wrote
+            // over): the exact path decides. Tested on the stored byte, so that
+            // the conversion below needs no clamp.
             cold_path();
-            if self.failed != 0 {
-                return false;
-            }
-            // The exact path decides.
             return self.feed_exactly(bytes);
         }
         // The check itself is the one of data in pieces (`validate_chunk`), from the
