@@ -25,9 +25,10 @@ def user_directive():
 class NginxProcess:
     def __init__(self, binary, work, conf_text, port, quiet=False):
         """Writes work/nginx.conf, checks it with `nginx -t` and starts nginx; returns
-        when it accepts connections on 127.0.0.1:port. The configuration should send
-        its pid file and logs into `work` (error.log there is also nginx's log before
-        the configuration is read)."""
+        when it accepts connections on 127.0.0.1:port and its workers have started
+        (the master listens before it forks them, so a connection alone does not
+        tell). The configuration should send its pid file and logs into `work`
+        (error.log there is also nginx's log before the configuration is read)."""
         self.work = work
         os.makedirs(work, exist_ok=True)
         os.chmod(work, 0o755)
@@ -43,12 +44,14 @@ class NginxProcess:
         while True:
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return
+                if self.worker_pids():
+                    return
             except OSError:
-                if time.time() > deadline or self.proc.poll() is not None:
-                    self.stop()
-                    raise RuntimeError("nginx did not start; see " + self.error_log)
-                time.sleep(0.05)
+                pass
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError("nginx did not start; see " + self.error_log)
+            time.sleep(0.05)
 
     def stop(self):
         """Graceful stop (SIGQUIT to the master), then SIGKILL after 15 s."""
