@@ -178,15 +178,13 @@ typedef struct {
    */
   size_t error_offset;
   /**
-   * Private. The last three bytes fed (zeros stand for bytes before the first):
-   * they hold the lead byte of the sequence the input so far ends inside, if any.
+   * Private. In its low 8 bits, the draft machine's state after the bytes fed
+   * (a `utf8_state`; START on a character boundary); above them, the last
+   * three bytes fed, the last one highest (zeros stand for bytes before the
+   * first), which hold the lead byte of the sequence the input so far ends
+   * inside, if any. One field, so that a piece writes it with one store.
    */
-  uint8_t last[3];
-  /**
-   * Private. The draft machine's state after the bytes fed (a `utf8_state`;
-   * START on a character boundary).
-   */
-  uint8_t carried;
+  uint32_t end;
   /**
    * Private. 1 once an ill-formed sequence was seen, else 0.
    */

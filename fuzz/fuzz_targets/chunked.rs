@@ -3,9 +3,10 @@
 //! - `validate_chunk`, through the Rust API, the C ABI and each back end: after every
 //!   piece, the state must be the one the draft's table gives for the prefix read so
 //!   far, and the final verdict must be the one-shot one;
-//! - `Stream` and the C `utf8_stream`: after every piece, the return of `feed`, the
-//!   position, and `finish`, which must equal std's one-shot answer (offset,
-//!   maximal-subpart length, kind) for the prefix read so far.
+//! - `Stream`, through the Rust API and each back end, and the C `utf8_stream`:
+//!   after every piece, the return of `feed`, the position, and `finish`, which
+//!   must equal std's one-shot answer (offset, maximal-subpart length, kind) for
+//!   the prefix read so far.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -191,8 +191,23 @@ fn expected_check(data: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
 /// after every piece the return of `feed`, `position` and `finish` (which must be the
 /// one-shot answer for the prefix read so far).
 pub fn check_stream(data: &[u8], cuts: &[usize]) {
-    use utf8validate_core::Stream;
-    let mut rust = Stream::new();
+    check_stream_with("Stream::feed", data, cuts, |stream, piece| stream.feed(piece));
+    for backend in utf8validate_core::backends::available() {
+        check_stream_with(backend.name(), data, cuts, |stream, piece| {
+            backend.feed(stream, piece)
+        });
+    }
+}
+
+/// [`check_stream`] with `feed` for each piece (the crate's `Stream::feed`, or one
+/// back end's).
+fn check_stream_with(
+    name: &str,
+    data: &[u8],
+    cuts: &[usize],
+    feed: impl Fn(&mut utf8validate_core::Stream, &[u8]) -> bool,
+) {
+    let mut rust = utf8validate_core::Stream::new();
     let mut from = 0;
     for &to in cuts.iter().chain(std::iter::once(&data.len())) {
         let piece = &data[from..to];
@@ -201,20 +216,20 @@ pub fn check_stream(data: &[u8], cuts: &[usize]) {
         // An error (not a truncation) seen so far makes `feed` return false.
         let still_ok = expected_state(prefix) != State::Error;
         assert_eq!(
-            rust.feed(piece),
+            feed(&mut rust, piece),
             still_ok,
-            "feed {from}..{to} (cuts {cuts:?})"
+            "{name}: feed {from}..{to} (cuts {cuts:?})"
         );
         assert_eq!(
             rust.finish(),
             want,
-            "finish after {to} bytes (cuts {cuts:?})"
+            "{name}: finish after {to} bytes (cuts {cuts:?})"
         );
         let position = match want {
             Err(e) if e.kind != ErrorKind::Truncated => e.offset,
             _ => to,
         };
-        assert_eq!(rust.position(), position, "position after {to} bytes");
+        assert_eq!(rust.position(), position, "{name}: position after {to} bytes");
         from = to;
     }
 }

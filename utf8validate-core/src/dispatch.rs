@@ -1,13 +1,13 @@
 //! The one place where the validation entry points meet a back end.
 //!
 //! Every public validation function, in Rust and in C, comes through here. A back
-//! end has three entry points with the C calling convention and the arguments of
-//! the C functions: its verdict ([`ValidateFn`]), the offset of the first error
-//! ([`FirstErrorFn`], `len` when valid), and the state after a piece of data in
-//! pieces ([`ValidateChunkFn`]). The C functions `utf8_validate`,
-//! `utf8_first_error` and `utf8_validate_chunk` end in a jump to them (a tail
-//! call), with no saved register and no conversion of the answer. Around them,
-//! written once for every back end:
+//! end has entry points with the C calling convention and the arguments of the C
+//! functions: its verdict ([`ValidateFn`]), the offset of the first error
+//! ([`FirstErrorFn`], `len` when valid), the state after a piece of data in pieces
+//! ([`ValidateChunkFn`]) and a stream's answer for a piece ([`StreamFeedFn`]). The
+//! C functions `utf8_validate`, `utf8_first_error`, `utf8_validate_chunk` and
+//! `utf8_stream_feed` end in a jump to them (a tail call), with no saved register
+//! and no conversion of the answer. Around them, written once for every back end:
 //!
 //! - inputs of at most one SIMD block (`crate::ascii::SHORT`) that are all ASCII
 //!   are answered inline, with no indirect call; other short inputs go to the back
@@ -22,8 +22,9 @@
 //!   of 1-2 bytes, short ASCII: `crate::piece::quick_piece_state`) and jumps to the
 //!   back end for the rest: one check of the piece from the carried state (its lead
 //!   byte taken as the byte before the piece), the end left open, and the state the
-//!   piece ends in read off its last three bytes. The stream's `feed` is built on
-//!   it.
+//!   piece ends in read off its last three bytes. The stream's `feed` answers the
+//!   same pieces inline, and jumps to the back end's entry for a stream for the
+//!   rest: the same check, with the stream's bookkeeping after it.
 //!
 //! # Choosing the back end
 //!
@@ -61,6 +62,7 @@ use crate::scalar;
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::State;
+use crate::stream::Stream;
 
 /// A back end's first error: the offset of the first byte of the first ill-formed
 /// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
@@ -89,6 +91,15 @@ type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 /// longer pieces, so that neither tests the length the C entry point has tested.
 type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
+/// A back end's answer for a piece fed to `stream` (`crate::Stream::feed`): the
+/// check of a [`ValidateChunkFn`] from the carried `state`, then the stream's
+/// bookkeeping (`true`), or the exact path for an error (`false`). Calling one is
+/// `unsafe`, as for [`ValidateChunkFn`], whose contract on `state` and `len` it
+/// has; `stream` is the stream being fed. Each back end has two, as for
+/// [`ValidateChunkFn`].
+type StreamFeedFn =
+    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, stream: &mut Stream) -> bool;
+
 /// One back end.
 struct Implementation {
     /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.
@@ -104,6 +115,10 @@ struct Implementation {
     validate_chunk: ValidateChunkFn,
     /// Its answer for a longer piece.
     validate_chunk_long: ValidateChunkFn,
+    /// Its answer for a stream's piece of at most `crate::ascii::SHORT` bytes.
+    stream_feed: StreamFeedFn,
+    /// Its answer for a stream's longer piece.
+    stream_feed_long: StreamFeedFn,
 }
 
 fn always() -> bool {
@@ -120,6 +135,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::avx512::validate,
         validate_chunk: simd::x86::avx512::validate_chunk,
         validate_chunk_long: simd::x86::avx512::validate_chunk_long,
+        stream_feed: simd::x86::avx512::stream_feed,
+        stream_feed_long: simd::x86::avx512::stream_feed_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -129,6 +146,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::avx2::validate,
         validate_chunk: simd::x86::avx2::validate_chunk,
         validate_chunk_long: simd::x86::avx2::validate_chunk_long,
+        stream_feed: simd::x86::avx2::stream_feed,
+        stream_feed_long: simd::x86::avx2::stream_feed_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -138,6 +157,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::ssse3::validate,
         validate_chunk: simd::x86::ssse3::validate_chunk,
         validate_chunk_long: simd::x86::ssse3::validate_chunk_long,
+        stream_feed: simd::x86::ssse3::stream_feed,
+        stream_feed_long: simd::x86::ssse3::stream_feed_long,
     },
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Implementation {
@@ -147,6 +168,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::aarch64::neon::validate,
         validate_chunk: simd::aarch64::neon::validate_chunk,
         validate_chunk_long: simd::aarch64::neon::validate_chunk_long,
+        stream_feed: simd::aarch64::neon::stream_feed,
+        stream_feed_long: simd::aarch64::neon::stream_feed_long,
     },
     SCALAR,
 ];
@@ -159,6 +182,8 @@ const SCALAR: Implementation = Implementation {
     validate: scalar::scalar_validate,
     validate_chunk: scalar::scalar_validate_chunk,
     validate_chunk_long: scalar::scalar_validate_chunk,
+    stream_feed: scalar::scalar_stream_feed,
+    stream_feed_long: scalar::scalar_stream_feed,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -212,6 +237,8 @@ static DETECT: Implementation = Implementation {
     validate: detect_validate,
     validate_chunk: detect_validate_chunk,
     validate_chunk_long: detect_validate_chunk_long,
+    stream_feed: detect_stream_feed,
+    stream_feed_long: detect_stream_feed_long,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -278,6 +305,36 @@ unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, le
     unsafe { (detect().validate_chunk_long)(state, ptr, len) }
 }
 
+/// [`DETECT`]'s answer for a stream's piece: detects, then runs the chosen back
+/// end's.
+///
+/// # Safety
+/// None beyond [`StreamFeedFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_stream_feed(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+    stream: &mut Stream,
+) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().stream_feed)(state, ptr, len, stream) }
+}
+
+/// [`DETECT`]'s answer for a stream's longer piece: detects, then runs the chosen
+/// back end's.
+///
+/// # Safety
+/// None beyond [`StreamFeedFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_stream_feed_long(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+    stream: &mut Stream,
+) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().stream_feed_long)(state, ptr, len, stream) }
+}
+
 /// The cached back end.
 #[inline(always)]
 fn current() -> &'static Implementation {
@@ -321,21 +378,17 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
     unsafe { validate_chunk_with(state, bytes, current) }
 }
 
-/// The machine's state after `bytes`, starting from `state`, for a piece that
-/// `crate::piece::quick_piece_state` left to a back end (`state` is not ERROR, and
-/// `bytes` has at least 3 bytes): [`validate_chunk`] without its inline answers, for
-/// the stream, which keeps its own bookkeeping apart for each kind of answer.
-/// `LONG` is whether `bytes` is longer than [`SHORT`], which the stream has tested
-/// on its way here: it picks the back end's entry without a second test.
+/// A stream's piece that `crate::piece::quick_piece_state` left to a back end
+/// (`state` is the carried state): the jump to the cached back end's entry for a
+/// stream, which checks it and answers for the stream (`crate::Stream::checked`).
 ///
 /// # Safety
-/// `state` is not ERROR, `bytes` has at least 3 bytes, and `LONG` is
-/// `bytes.len() > SHORT`: the contract of the back end's entries.
-#[inline]
-pub(crate) unsafe fn check_piece<const LONG: bool>(state: State, bytes: &[u8]) -> State {
+/// `state` is not ERROR and `bytes` has at least 3 bytes.
+#[inline(always)]
+pub(crate) unsafe fn stream_feed(state: State, bytes: &[u8], stream: &mut Stream) -> bool {
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); the
     // rest is the caller's contract.
-    unsafe { piece_entry::<LONG>(state, bytes, current) }
+    unsafe { stream_feed_with(state, bytes, stream, current) }
 }
 
 /// [`validate`] with the back end that `backend()` returns (asked only when the
@@ -441,13 +494,38 @@ unsafe fn piece_entry<const LONG: bool>(
     }
 }
 
+/// The jump to the `stream_feed` of the back end that `backend()` returns or, for
+/// a piece longer than [`SHORT`], its `stream_feed_long`.
+///
+/// # Safety
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR
+/// and `bytes` has at least 3 bytes (the contract of [`StreamFeedFn`]).
+#[inline(always)]
+unsafe fn stream_feed_with(
+    state: State,
+    bytes: &[u8],
+    stream: &mut Stream,
+    backend: impl FnOnce() -> &'static Implementation,
+) -> bool {
+    let imp = backend();
+    let entry = if bytes.len() > SHORT {
+        imp.stream_feed_long
+    } else {
+        imp.stream_feed
+    };
+    // SAFETY: the caller guarantees the back end runs on this CPU, the state and
+    // the length; `as_ptr` and `len` describe the readable bytes of a slice.
+    unsafe { entry(state, bytes.as_ptr(), bytes.len(), stream) }
+}
+
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part
 /// of the API: users always get the best one through the crate's functions.
 pub mod backends {
     use super::{Implementation, IMPLEMENTATIONS};
     use crate::state_machine::State;
+    use crate::stream::Stream;
 
-    /// A back end that this CPU supports, with the crate's three entry points run
+    /// A back end that this CPU supports, with the crate's entry points run
     /// through it (short-input path included, exactly as the crate runs them).
     #[derive(Clone, Copy)]
     pub struct Backend {
@@ -486,6 +564,15 @@ pub mod backends {
         pub fn validate_chunk(&self, state: State, bytes: &[u8]) -> State {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
             unsafe { super::validate_chunk_with(state, bytes, || self.imp) }
+        }
+
+        /// [`Stream::feed`] through this back end.
+        pub fn feed(&self, stream: &mut Stream, bytes: &[u8]) -> bool {
+            stream.feed_with(bytes, |state, bytes, stream| {
+                // SAFETY: `self.imp` runs on this CPU (see `available`);
+                // `feed_with` gives a state other than ERROR and 3 bytes or more.
+                unsafe { super::stream_feed_with(state, bytes, stream, || self.imp) }
+            })
         }
     }
 

@@ -1,11 +1,14 @@
 //! One piece of data in pieces: the state the draft's machine ends in after it,
 //! from the state the piece before left. The answers that need no vector check
 //! ([`quick_piece_state`]) come first, inline in the C entry point; every back end
-//! compiles the rest ([`checked_piece_state`]) around its own check of a piece, so
-//! that `utf8_validate_chunk` and the stream reach it in one jump.
+//! compiles the rest ([`checked_piece_state`]) around its own check of a piece,
+//! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
+//! keeping it in a stream (`crate::Stream`), so that each reaches it in one jump
+//! and has nothing left to do after it ([`PieceEnd`]).
 
 use crate::ascii::short_ascii;
 use crate::hint::cold_path;
+use crate::scalar::scalar_validate_chunk;
 use crate::state_machine::{self, State};
 
 /// Pieces at least this long are checked by the back end (in one check, from the
@@ -65,4 +68,44 @@ pub(crate) fn checked_piece_state(last: State, passed: bool) -> State {
         return State::Error;
     }
     last
+}
+
+/// What a back end's entry for a piece does with the state the piece ends in:
+/// `validate_chunk` returns it ([`ReturnState`]); a stream's entry keeps it with the
+/// count and the last bytes, or finds the exact error (`crate::Stream`). The check
+/// is compiled into each, so that neither calls anything after it.
+pub(crate) trait PieceEnd {
+    /// What the entry returns.
+    type Output;
+
+    /// The answer for `bytes`, after which the machine is in `next` (ERROR when
+    /// they hold an ill-formed sequence).
+    fn end(self, bytes: &[u8], next: State) -> Self::Output;
+
+    /// The scalar back end's answer for the same entry, for a piece that a SIMD
+    /// back end leaves to the scalar machine (shorter than any vector it can load):
+    /// reached by a jump.
+    ///
+    /// # Safety
+    /// `state` is not ERROR and `bytes` has at least [`PIECE_FROM`] bytes.
+    unsafe fn scalar(self, state: State, bytes: &[u8]) -> Self::Output;
+}
+
+/// The [`PieceEnd`] of `validate_chunk`: the state itself.
+pub(crate) struct ReturnState;
+
+impl PieceEnd for ReturnState {
+    type Output = State;
+
+    #[inline(always)]
+    fn end(self, _: &[u8], next: State) -> State {
+        next
+    }
+
+    #[inline(always)]
+    unsafe fn scalar(self, state: State, bytes: &[u8]) -> State {
+        // SAFETY: the slice's own pointer and length; the caller guarantees the
+        // state.
+        unsafe { scalar_validate_chunk(state, bytes.as_ptr(), bytes.len()) }
+    }
 }

@@ -6,12 +6,13 @@
 //! it was fed, the last three of them (which hold the lead byte of a sequence the
 //! input so far ends inside), the draft machine's state after them, and the first
 //! error once one is seen. Each piece is checked as [`crate::validate_chunk`] checks
-//! it (the same mechanism), from the carried state, in one call to the fast
-//! validator, and the bookkeeping after it is the same whether the piece ends on a
-//! character boundary or inside a sequence (for text in pieces, a coin toss that a
-//! branch would mispredict). Only a piece that holds an error is looked at again, to
-//! find that error exactly; only an error or the end needs to know where the open
-//! sequence starts.
+//! it (the same mechanism), from the carried state: the same answers inline, and
+//! for the rest a jump to the back end, whose entry for a stream is the same check
+//! with the bookkeeping after it (`crate::piece::PieceEnd`). The bookkeeping is
+//! the same whether the piece ends on a character boundary or inside a sequence
+//! (for text in pieces, a coin toss that a branch would mispredict). Only a piece
+//! that holds an error is looked at again, to find that error exactly; only an
+//! error or the end needs to know where the open sequence starts.
 //!
 //! ```
 //! use utf8validate_core::{ErrorKind, Stream, Utf8Error};
@@ -26,10 +27,10 @@
 //! );
 //! ```
 
-use crate::ascii::SHORT;
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::piece::quick_piece_state;
+use crate::piece::{quick_piece_state, PieceEnd};
+use crate::scalar::scalar_stream_feed;
 use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
 
@@ -59,12 +60,12 @@ pub struct Stream {
     fed: usize,
     /// Private. Once `failed` is set, the absolute offset of the first error.
     error_offset: usize,
-    /// Private. The last three bytes fed (zeros stand for bytes before the first):
-    /// they hold the lead byte of the sequence the input so far ends inside, if any.
-    last: [u8; 3],
-    /// Private. The draft machine's state after the bytes fed (a `utf8_state`;
-    /// START on a character boundary).
-    carried: u8,
+    /// Private. In its low 8 bits, the draft machine's state after the bytes fed
+    /// (a `utf8_state`; START on a character boundary); above them, the last
+    /// three bytes fed, the last one highest (zeros stand for bytes before the
+    /// first), which hold the lead byte of the sequence the input so far ends
+    /// inside, if any. One field, so that a piece writes it with one store.
+    end: u32,
     /// Private. 1 once an ill-formed sequence was seen, else 0.
     failed: u8,
     /// Private. Once `failed` is set, the maximal-subpart length of the first error.
@@ -94,6 +95,19 @@ fn joined(a: &[u8], b: &[u8]) -> ([u8; 6], usize) {
     (seq, n)
 }
 
+/// `fed + len`, the count of bytes fed after a piece. On 32-bit targets it
+/// saturates at `usize::MAX` (4 GiB can be fed); a 64-bit count cannot overflow for
+/// any input that can be fed (2^64 bytes), so there it is a plain addition, which
+/// wraps only for a count a C caller wrote over.
+#[inline(always)]
+fn counted(fed: usize, len: usize) -> usize {
+    if cfg!(target_pointer_width = "64") {
+        fed.wrapping_add(len)
+    } else {
+        fed.saturating_add(len)
+    }
+}
+
 /// The last three bytes of `last` followed by `bytes`.
 #[inline(always)]
 fn last_three(last: [u8; 3], bytes: &[u8]) -> [u8; 3] {
@@ -112,8 +126,7 @@ impl Stream {
         Stream {
             fed: 0,
             error_offset: 0,
-            last: [0; 3],
-            carried: State::Start as u8,
+            end: State::Start as u32,
             failed: 0,
             error_length: 0,
             error_kind: 0,
@@ -131,35 +144,42 @@ impl Stream {
     /// [`finish`](Self::finish) reports the first error. An empty piece changes
     /// nothing. Allocation-free; reads only `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
+        self.feed_with(bytes, |state, bytes, stream| {
+            // SAFETY: `feed_with` calls this only with what `stream_feed` needs.
+            unsafe { crate::dispatch::stream_feed(state, bytes, stream) }
+        })
+    }
+
+    /// [`feed`](Self::feed), with `back_end` for the pieces that need a vector
+    /// check: it is called last, with the carried state (not ERROR), a piece of at
+    /// least 3 bytes and the stream, and checks the piece and answers as
+    /// [`checked`](Self::checked) does. `crate::dispatch` gives the cached back
+    /// end's; tests give each back end's.
+    #[inline(always)]
+    pub(crate) fn feed_with(
+        &mut self,
+        bytes: &[u8],
+        back_end: impl FnOnce(State, &[u8], &mut Stream) -> bool,
+    ) -> bool {
         if self.failed != 0 {
             return false;
         }
-        // Two loads, not one of both adjacent bytes: the last piece stored the state
-        // alone, and a wider load would wait for that store to reach the cache.
-        if self.carried >= State::Error as u8 {
+        // A load each for `failed` and the state: a load wider than the last
+        // piece's store of `end` would wait for that store to reach the cache.
+        if self.end as u8 >= State::Error as u8 {
             // ERROR, or a value that names no state (in a struct a C caller wrote
             // over): the exact path decides. Tested on the stored byte, so that
             // the conversion below needs no clamp.
             cold_path();
             return self.feed_exactly(bytes);
         }
-        // The check itself is the one of data in pieces (`validate_chunk`), from the
-        // carried state; the stream only keeps the count, the last bytes and the
-        // state the piece leaves. The pieces that need a back end go out of line,
-        // so that the others (short ASCII above all) save no registers.
+        // The answers without a check are those of data in pieces
+        // (`validate_chunk`), inline; the others go to the back end's entry for
+        // a stream, reached by a jump, which checks the piece from the carried
+        // state and keeps the count, the last bytes and the state it leaves.
         let state = self.carried_state();
         let Some(next) = quick_piece_state(state, bytes) else {
-            // The length was tested on the way here: each call site of
-            // `feed_checked` knows which of the back end's two entries it needs.
-            // SAFETY: `quick_piece_state` leaves to a back end only pieces of 3 bytes
-            // or more after a state other than ERROR; `LONG` is the test made here.
-            return unsafe {
-                if bytes.len() > SHORT {
-                    Self::feed_checked::<true>(state, bytes, self)
-                } else {
-                    Self::feed_checked::<false>(state, bytes, self)
-                }
-            };
+            return back_end(state, bytes, self);
         };
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
@@ -170,26 +190,17 @@ impl Stream {
         true
     }
 
-    /// [`feed`](Self::feed) for a piece that `quick_piece_state` left to the back end
-    /// (`state` is the carried state). The stream comes last, so that `state` and
-    /// `bytes` arrive where the back end takes them.
-    ///
-    /// # Safety
-    /// `state` is not ERROR, `bytes` has at least 3 bytes, and `LONG` is
-    /// `bytes.len() > SHORT` (see `crate::dispatch::check_piece`).
-    #[inline(never)]
-    unsafe fn feed_checked<const LONG: bool>(
-        state: State,
-        bytes: &[u8],
-        stream: &mut Stream,
-    ) -> bool {
-        // SAFETY: forwarded caller contract.
-        let next = unsafe { crate::dispatch::check_piece::<LONG>(state, bytes) };
+    /// The answer of [`feed`](Self::feed) for a piece that a back end checked from
+    /// the carried state: `next` is the state it answered (ERROR when the piece
+    /// holds an ill-formed sequence, which the exact path then finds). Inlined into
+    /// each back end's entry for a stream.
+    #[inline(always)]
+    fn checked(&mut self, bytes: &[u8], next: State) -> bool {
         if next == State::Error {
             cold_path();
-            return stream.feed_exactly(bytes);
+            return self.feed_exactly(bytes);
         }
-        stream.advance(bytes, next);
+        self.advance(bytes, next);
         true
     }
 
@@ -197,16 +208,26 @@ impl Stream {
     /// `state` is the machine's state after them.
     #[inline(always)]
     fn advance(&mut self, bytes: &[u8], state: State) {
-        self.fed = self.fed.saturating_add(bytes.len());
-        self.last = match bytes.last_chunk::<3>() {
-            Some(&last) => last,
+        self.fed = counted(self.fed, bytes.len());
+        let last = match bytes.last_chunk::<4>() {
+            // The piece's last four bytes, the fourth from the end to be replaced by
+            // the state: one load.
+            Some(&four) => u32::from_le_bytes(four),
             None => {
-                // Only pieces of 0-2 bytes, which keep some of the bytes before.
+                // Pieces of 0-3 bytes, which keep some of the bytes before.
                 cold_path();
-                last_three(self.last, bytes)
+                let [b3, b2, b1] = last_three(self.last(), bytes);
+                u32::from_le_bytes([0, b3, b2, b1])
             }
         };
-        self.carried = state as u8;
+        self.end = last & !0xFF | state as u32;
+    }
+
+    /// The last three bytes fed (zeros stand for bytes before the first).
+    #[inline(always)]
+    fn last(&self) -> [u8; 3] {
+        let [_, b3, b2, b1] = self.end.to_le_bytes();
+        [b3, b2, b1]
     }
 
     /// The draft machine's state after the bytes fed, as kept beside them. Every
@@ -215,14 +236,14 @@ impl Stream {
     /// memory-safe.
     #[inline(always)]
     fn carried_state(&self) -> State {
-        State::from_raw(u32::from(self.carried))
+        State::from_raw(self.end & 0xFF)
     }
 
     /// How many of the last bytes fed are the sequence the input so far ends inside:
     /// none on a character boundary, else those from the last lead byte among the
     /// last three (1-3).
     fn held(&self) -> usize {
-        let [_, b2, b1] = self.last;
+        let [_, b2, b1] = self.last();
         if self.carried_state() == State::Start {
             0
         } else if is_lead(b1) {
@@ -284,7 +305,7 @@ impl Stream {
         // The carried bytes are a proper prefix of one sequence; it needs as many
         // more bytes as its lead byte says it has, less those. The machine then runs
         // over the whole sequence and decides.
-        let last = self.last;
+        let last = self.last();
         let carried = last.get(last.len() - held..).unwrap_or_default();
         let lead = carried.first().copied().unwrap_or(0);
         let length = sequence_length(lead);
@@ -386,6 +407,24 @@ impl Stream {
     }
 }
 
+/// A stream's entry in each back end hands the piece's state to the stream: the
+/// exact path for an error, else the bookkeeping ([`Stream::checked`]).
+impl PieceEnd for &mut Stream {
+    type Output = bool;
+
+    #[inline(always)]
+    fn end(self, bytes: &[u8], next: State) -> bool {
+        self.checked(bytes, next)
+    }
+
+    #[inline(always)]
+    unsafe fn scalar(self, state: State, bytes: &[u8]) -> bool {
+        // SAFETY: the slice's own pointer and length; the caller guarantees the
+        // state.
+        unsafe { scalar_stream_feed(state, bytes.as_ptr(), bytes.len(), self) }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -398,10 +437,10 @@ mod tests {
         let pieces: [&[u8]; 4] = [b"\x80", b"ab\xE2\x82", b"\xAC\xF0\x9F", b"\x98\x80"];
         for carried in 0..=u8::MAX {
             for last in [[0, 0, 0], [0xFF; 3], [0xE2, 0x82, 0x80], [0x80, 0xF4, 0x8F]] {
+                let [b3, b2, b1] = last;
                 let mut s = Stream {
                     fed: usize::MAX - 1,
-                    last,
-                    carried,
+                    end: u32::from_le_bytes([carried, b3, b2, b1]),
                     ..Stream::new()
                 };
                 for piece in pieces {

@@ -2,32 +2,44 @@
 //! gives Rust's `std::str::from_utf8` offset (`valid_up_to`) and maximal-subpart
 //! length (`error_len`, or the bytes to the end when std reports a truncated
 //! sequence), the kind the draft's tables give, and the same result as the one-shot
-//! `check` on the concatenation. (The C functions `utf8_stream_*` are tested in
-//! `c-tests/tests/stream.rs`.)
+//! `check` on the concatenation, through every back end this CPU supports. (The C
+//! functions `utf8_stream_*` are tested in `c-tests/tests/stream.rs`.)
 
 mod oracle;
 
 use oracle::inputs::splits;
 use oracle::{expected_check as expected, std_error, ILL_FORMED, SAMPLES, TRUNCATED};
 use proptest::prelude::*;
-use utf8validate_core::{check, ErrorKind, Stream, Utf8Error};
+use utf8validate_core::{backends, check, ErrorKind, Stream, Utf8Error};
 
-/// Feeds `pieces` to a stream; checks that `feed` returns false exactly from the
-/// piece where the first error became certain, and returns the result.
+/// Feeds `pieces` to a stream, and to one stream per back end this CPU supports
+/// (`backends::available`); checks that `feed` returns false exactly from the piece
+/// where the first error became certain, that every back end's stream finishes
+/// with the same result, and returns it.
 fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
     let whole: Vec<u8> = pieces.concat();
+    let backends: Vec<_> = backends::available().collect();
     let mut s = Stream::new();
+    let mut each = vec![Stream::new(); backends.len()];
     let mut fed = 0;
     for piece in pieces {
         fed += piece.len();
-        let ok = s.feed(piece);
         // Once an error is certain from the bytes so far, feed must say so: an
         // error std reports with an `error_len` (not a truncation) in the prefix.
         let certain = matches!(std_error(&whole[..fed]), Some((_, Some(_))));
         assert_eq!(
-            ok, !certain,
+            s.feed(piece),
+            !certain,
             "feed result after {fed} bytes of {pieces:02x?}"
         );
+        for (backend, stream) in backends.iter().zip(&mut each) {
+            assert_eq!(
+                backend.feed(stream, piece),
+                !certain,
+                "{} feed result after {fed} bytes of {pieces:02x?}",
+                backend.name()
+            );
+        }
     }
     let got = s.finish();
     if got.is_ok() {
@@ -35,6 +47,14 @@ fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
     }
     // Finishing does not change the stream.
     assert_eq!(s.finish(), got);
+    for (backend, stream) in backends.iter().zip(&each) {
+        assert_eq!(
+            (stream.finish(), stream.position()),
+            (got, s.position()),
+            "{} on {pieces:02x?}",
+            backend.name()
+        );
+    }
     got
 }
 

@@ -2,8 +2,9 @@
 //! check of [`crate::simd`] for one vector type and target feature.
 
 /// The entry points of a back end, for its vector type `$V` and target feature
-/// `$feature` (named `$name` in the docs): `first_error`, `validate` and
-/// `validate_chunk` and `validate_chunk_long`, which `crate::dispatch` caches, and the
+/// `$feature` (named `$name` in the docs): `first_error`, `validate`,
+/// `validate_chunk`, `validate_chunk_long`, `stream_feed` and `stream_feed_long`,
+/// which `crate::dispatch` caches, and the
 /// out-of-line `first_error_long`, `validate_long`, `first_error_tiered` and
 /// `tiered` (the generic `check_tiered`) they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
@@ -52,7 +53,7 @@ macro_rules! entry_points {
         #[doc = concat!("The answer for a piece of data in pieces with ", $name, ", for")]
         /// `crate::dispatch`'s `validate_chunk`: the machine's state after `state`
         /// followed by the `len` bytes at `ptr` (at most one block), by
-        /// [`crate::simd::piece_state`]. A jump from the C entry point.
+        /// [`crate::simd::check_piece`]. A jump from the C entry point.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `3 <= len <= BLOCK`
@@ -65,11 +66,17 @@ macro_rules! entry_points {
         ) -> $crate::State {
             // SAFETY: as in `first_error`, and the caller's guarantees on `state`
             // and `len`.
-            unsafe { $crate::simd::piece_state::<$V>(state, core::slice::from_raw_parts(ptr, len)) }
+            unsafe {
+                $crate::simd::check_piece::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    $crate::piece::ReturnState,
+                )
+            }
         }
 
         /// [`validate_chunk`] for pieces longer than one block
-        /// ([`crate::simd::piece_state_long`]): a jump from the C entry point.
+        /// ([`crate::simd::check_piece_long`]): a jump from the C entry point.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `len > simd::BLOCK`.
@@ -83,7 +90,55 @@ macro_rules! entry_points {
             // SAFETY: as in `first_error`, and the caller's guarantee that
             // `len > BLOCK`.
             unsafe {
-                $crate::simd::piece_state_long::<$V>(state, core::slice::from_raw_parts(ptr, len))
+                $crate::simd::check_piece_long::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    $crate::piece::ReturnState,
+                )
+            }
+        }
+
+        #[doc = concat!("A stream's answer for a piece with ", $name, ", for `crate::dispatch`'s")]
+        /// `stream_feed` (`crate::Stream::feed`): the check of [`validate_chunk`],
+        /// then the stream's bookkeeping, or the exact path for an error. A jump
+        /// from the C entry point.
+        ///
+        /// # Safety
+        /// As for [`validate_chunk`].
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe extern "C" fn stream_feed(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+            stream: &mut $crate::Stream,
+        ) -> bool {
+            // SAFETY: as in `validate_chunk`.
+            unsafe {
+                let bytes = core::slice::from_raw_parts(ptr, len);
+                $crate::simd::check_piece::<$V, _>(state, bytes, stream)
+            }
+        }
+
+        /// [`stream_feed`] for pieces longer than one block: a jump from the C
+        /// entry point.
+        ///
+        /// # Safety
+        /// As for [`validate_chunk_long`].
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        pub(crate) unsafe extern "C" fn stream_feed_long(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+            stream: &mut $crate::Stream,
+        ) -> bool {
+            // SAFETY: as in `validate_chunk_long`.
+            unsafe {
+                $crate::simd::check_piece_long::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    stream,
+                )
             }
         }
 

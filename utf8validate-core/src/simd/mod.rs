@@ -71,7 +71,7 @@
 //! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
 //! - [`short`]: inputs of at most one block ([`check`]).
 //! - [`piece`]: pieces of data in pieces, checked from the state the piece before
-//!   left, with the end left open ([`piece_state`]).
+//!   left, with the end left open ([`check_piece`]).
 //! - [`long`]: longer inputs: leading ASCII, then plain vectors or the tiered
 //!   loop ([`check_long`], [`check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
@@ -99,7 +99,7 @@ pub(crate) mod x86;
 pub(crate) use answer::Answer;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
-pub(crate) use piece::{piece_state, piece_state_long};
+pub(crate) use piece::{check_piece, check_piece_long};
 pub(crate) use short::check;
 pub(crate) use vector::Vector;
 

@@ -1,5 +1,5 @@
 //! Pieces of data that arrives in pieces, each checked from the state the piece
-//! before left, with its end left open: [`piece_state`].
+//! before left, with its end left open: [`check_piece`].
 //!
 //! The carried state enters the check as one byte before the piece: the state's lead
 //! byte ([`State::lead_byte`]) in the last lane of the vector before it, so that the
@@ -13,47 +13,57 @@
 use super::long::{check_tiered, leading_ascii, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
 use super::{Vector, BLOCK};
-use crate::piece::{checked_piece_state, PIECE_FROM};
-use crate::scalar::scalar_validate_chunk;
+use crate::piece::{checked_piece_state, PieceEnd, PIECE_FROM};
 use crate::sequence::open_state;
 use crate::state_machine::State;
 
-/// The machine's state after `state` (not ERROR) followed by `bytes`, a piece of
+/// The answer for `state` (not ERROR) followed by `bytes`, a piece of
 /// `crate::piece::PIECE_FROM` to [`BLOCK`] bytes: [`check_open`]'s verdict, as
-/// `crate::piece::checked_piece_state` answers it. (Longer pieces go to
-/// [`piece_state_long`], the back end's `validate_chunk_long`.)
+/// `crate::piece::checked_piece_state` answers it, handed to `end` (the scalar
+/// machine's answer where the piece is too short for a vector of `V`). Longer
+/// pieces go to [`check_piece_long`].
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `PIECE_FROM <= bytes.len() <=
 /// BLOCK`. Call it only from a function compiled with that feature, so that this
 /// body is inlined and compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn piece_state<V: Vector>(state: State, bytes: &[u8]) -> State {
+pub(crate) unsafe fn check_piece<V: Vector, E: PieceEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
     // SAFETY: the caller guarantees the length.
     unsafe { core::hint::assert_unchecked(PIECE_FROM <= bytes.len() && bytes.len() <= BLOCK) };
     let last = open_state(bytes);
     // SAFETY: the caller guarantees the CPU feature; `bytes` is at most one block.
     match unsafe { check_open::<V>(state, bytes) } {
-        Some(passed) => checked_piece_state(last, passed),
-        // SAFETY: the slice's own pointer and length; `state` is not ERROR.
-        None => unsafe { scalar_validate_chunk(state, bytes.as_ptr(), bytes.len()) },
+        Some(passed) => end.end(bytes, checked_piece_state(last, passed)),
+        // SAFETY: the caller guarantees the state and the length.
+        None => unsafe { end.scalar(state, bytes) },
     }
 }
 
-/// [`piece_state`] for a piece longer than one block: [`check_open_long`]'s verdict,
-/// as `crate::piece::checked_piece_state` answers it.
+/// [`check_piece`] for a piece longer than one block, by [`check_open_long`].
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
 /// from a function compiled with that feature, so that this body is inlined and
 /// compiled with it.
 #[inline(always)]
-pub(crate) unsafe fn piece_state_long<V: Vector>(state: State, bytes: &[u8]) -> State {
+pub(crate) unsafe fn check_piece_long<V: Vector, E: PieceEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
     // SAFETY: the caller guarantees the length.
     unsafe { core::hint::assert_unchecked(bytes.len() > BLOCK) };
     let last = open_state(bytes);
     // SAFETY: forwarded caller contract.
-    checked_piece_state(last, unsafe { check_open_long::<V>(state, bytes) })
+    end.end(
+        bytes,
+        checked_piece_state(last, unsafe { check_open_long::<V>(state, bytes) }),
+    )
 }
 
 /// Whether `state` (not ERROR) followed by `bytes` (at most one block) holds
