@@ -182,7 +182,8 @@ typedef struct {
    * (a `utf8_state`; START on a character boundary); above them, the last
    * three bytes fed, the last one highest (zeros stand for bytes before the
    * first), which hold the lead byte of the sequence the input so far ends
-   * inside, if any. One field, so that a piece writes it with one store.
+   * inside, if any. On a character boundary they are not needed, and may be
+   * zeros instead. One field, so that a piece writes it with one store.
    */
   uint32_t end;
   /**

@@ -64,7 +64,8 @@ pub struct Stream {
     /// (a `utf8_state`; START on a character boundary); above them, the last
     /// three bytes fed, the last one highest (zeros stand for bytes before the
     /// first), which hold the lead byte of the sequence the input so far ends
-    /// inside, if any. One field, so that a piece writes it with one store.
+    /// inside, if any. On a character boundary they are not needed, and may be
+    /// zeros instead. One field, so that a piece writes it with one store.
     end: u32,
     /// Private. 1 once an ill-formed sequence was seen, else 0.
     failed: u8,
@@ -185,6 +186,13 @@ impl Stream {
             // Rare: find the first error exactly, with its offset and detail.
             cold_path();
             return self.feed_exactly(bytes);
+        }
+        if next == State::Start {
+            // Short ASCII above all: on a character boundary, where the last bytes
+            // are never read (`held`), only the count and the state.
+            self.fed = counted(self.fed, bytes.len());
+            self.end = State::Start as u32;
+            return true;
         }
         self.advance(bytes, next);
         true
