@@ -88,6 +88,13 @@ pub(crate) trait PieceEnd {
     ///
     /// # Safety
     /// `state` is not ERROR and `bytes` has at least [`PIECE_FROM`] bytes.
+    #[cfg_attr(
+        not(simd_back_end),
+        expect(
+            dead_code,
+            reason = "only a SIMD back end leaves pieces to the scalar machine"
+        )
+    )]
     unsafe fn scalar(self, state: State, bytes: &[u8]) -> Self::Output;
 }
 
