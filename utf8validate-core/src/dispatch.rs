@@ -425,9 +425,9 @@ unsafe fn first_error_with(
 }
 
 /// [`validate_chunk`] with the back end that `backend()` returns (asked only when
-/// the piece needs a vector check): the one mechanism for data in pieces (the
-/// stream's `feed` is built on it too), `crate::piece`'s answers without a check,
-/// then a jump to the back end.
+/// the piece needs a vector check): `crate::piece`'s answers without a check, then
+/// a jump to the back end. The stream's `feed` makes the same answers inline and
+/// jumps to the back end's entry for a stream ([`stream_feed_with`]).
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -446,51 +446,30 @@ unsafe fn validate_chunk_with(
 }
 
 /// The jump to the `validate_chunk` of the back end that `backend()` returns or, for
-/// a piece longer than [`SHORT`], its `validate_chunk_long`, for a piece that
-/// `quick_piece_state` left to it.
+/// a piece longer than [`SHORT`], its `validate_chunk_long`.
 ///
 /// # Safety
-/// `backend` must return a back end that this CPU supports.
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR
+/// and `bytes` has at least 3 bytes (what `quick_piece_state` leaves to a back end:
+/// the contract of [`ValidateChunkFn`]).
 #[inline(always)]
 unsafe fn check_piece_with(
     state: State,
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
-    // SAFETY: forwarded caller contract (which `quick_piece_state` left to a back
-    // end: not ERROR, 3 bytes or more), and `LONG` is the test made here.
-    unsafe {
-        if bytes.len() > SHORT {
-            piece_entry::<true>(state, bytes, backend)
-        } else {
-            piece_entry::<false>(state, bytes, backend)
-        }
-    }
-}
-
-/// The jump to the back end's `validate_chunk_long` (`LONG`) or `validate_chunk`.
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports; `state` is not ERROR,
-/// `bytes` has at least 3 bytes, and `LONG` is `bytes.len() > SHORT` (the
-/// contract of [`ValidateChunkFn`] and of each entry).
-#[inline(always)]
-unsafe fn piece_entry<const LONG: bool>(
-    state: State,
-    bytes: &[u8],
-    backend: impl FnOnce() -> &'static Implementation,
-) -> State {
+    let imp = backend();
+    let (ptr, len) = (bytes.as_ptr(), bytes.len());
     // SAFETY: the caller guarantees the back end runs on this CPU, the state and
-    // the length each entry needs; `as_ptr` and `len` describe the readable bytes
-    // of a slice.
+    // the length; `ptr` and `len` describe the readable bytes of a slice. A call in
+    // each arm, not one through a chosen pointer: each becomes a jump of its own,
+    // without an instruction to choose.
     unsafe {
-        let imp = backend();
-        let entry = if LONG {
-            imp.validate_chunk_long
+        if len > SHORT {
+            (imp.validate_chunk_long)(state, ptr, len)
         } else {
-            imp.validate_chunk
-        };
-        entry(state, bytes.as_ptr(), bytes.len())
+            (imp.validate_chunk)(state, ptr, len)
+        }
     }
 }
 
@@ -508,14 +487,15 @@ unsafe fn stream_feed_with(
     backend: impl FnOnce() -> &'static Implementation,
 ) -> bool {
     let imp = backend();
-    let entry = if bytes.len() > SHORT {
-        imp.stream_feed_long
-    } else {
-        imp.stream_feed
-    };
-    // SAFETY: the caller guarantees the back end runs on this CPU, the state and
-    // the length; `as_ptr` and `len` describe the readable bytes of a slice.
-    unsafe { entry(state, bytes.as_ptr(), bytes.len(), stream) }
+    let (ptr, len) = (bytes.as_ptr(), bytes.len());
+    // SAFETY: as in `check_piece_with`.
+    unsafe {
+        if len > SHORT {
+            (imp.stream_feed_long)(state, ptr, len, stream)
+        } else {
+            (imp.stream_feed)(state, ptr, len, stream)
+        }
+    }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part

@@ -114,8 +114,11 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk`.
             unsafe {
-                let bytes = core::slice::from_raw_parts(ptr, len);
-                $crate::simd::check_piece::<$V, _>(state, bytes, stream)
+                $crate::simd::check_piece::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    stream,
+                )
             }
         }
 
