@@ -455,16 +455,16 @@ proptest! {
 }
 
 /// The lengths of the piece after a carried state in [`chunk_continues_every_state`]:
-/// pieces up to one block are checked from the carried state by the back end
-/// (the state's lead byte as the byte before them); these cover every vector width
-/// and the edges of that path (7 bytes and one block, 64).
+/// every piece is checked from the carried state by the back end (the state's lead
+/// byte as the byte before it); these cover every vector width and the edges of
+/// the paths by length (7 bytes, one block of 64, two to four blocks, longer).
 fn piece_lengths() -> impl Iterator<Item = usize> {
     (0..=9)
         .chain(15..=19)
         .chain(31..=35)
         .chain([47, 48])
         .chain(61..=67)
-        .chain([100, usize::MAX])
+        .chain([100, 128, 192, usize::MAX])
 }
 
 /// The third byte after a carried state in [`chunk_continues_every_state`]: one
@@ -472,14 +472,17 @@ fn piece_lengths() -> impl Iterator<Item = usize> {
 const THIRD: &[u8] = &[0x41, 0x80, 0x8F, 0x90, 0xBF, 0xC3];
 
 /// Every carried state, continued by every 2-byte string over [`EDGES`], one of
-/// [`THIRD`] and then
-/// valid text, cut to each of [`piece_lengths`] (whole characters or not): short
-/// pieces are checked from the carried state by the vector code; longer ones have
-/// the carried sequence finished by the scalar machine first.
+/// [`THIRD`] and then valid text (ASCII, multibyte, or a block of ASCII and then
+/// multibyte), cut to each of [`piece_lengths`] (whole characters or not).
 #[test]
 fn chunk_continues_every_state() {
     let backends = all();
-    let hosts = hosts();
+    let mut hosts = hosts();
+    // A first block of ASCII, then multibyte text: a piece of a few blocks that
+    // starts like an ASCII one.
+    let mut ascii_first = vec![b'a'; 70];
+    ascii_first.extend_from_slice(&hosts[1]);
+    hosts.push(ascii_first);
     // A prefix that leaves each state: nothing, and truncated sequences.
     let prefixes: &[&[u8]] = &[
         b"",

@@ -1,31 +1,23 @@
-//! Inputs longer than one block: their leading ASCII skipped, then plain vectors
-//! up to [`MEDIUM`] bytes, or the tiered loop ([`check_tiered`]).
+//! Inputs longer than one block: up to [`MEDIUM`] bytes by `super::medium`; longer
+//! ones have their leading ASCII skipped, then the tiered loop ([`check_tiered`]).
 
 use super::answer::Answer;
 use super::ascii::{is_ascii, skip_ascii};
+use super::medium::{check_medium, MEDIUM};
 use super::rules::{Constants, FULL};
-use super::short::check_vectors;
 use super::tiers::{block_errors, check_stretch, vector_errors_after, Stretch};
 use super::{Vector, BLOCK};
 use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
 
-/// Inputs up to this long whose first block is not all ASCII are checked with
-/// plain vectors ([`check_vectors`]), not with the tiered loop of [`check_tiered`],
-/// whose set-up (saved registers, constants, the tier of each group) costs more
-/// than it saves on so few blocks: 2-25% faster on 80-256 bytes of most text, 9-13%
-/// slower on mostly-ASCII text such as German (whose ASCII blocks the tiered loop
-/// skips). At 8 or 16 blocks the tiers win again.
-pub(super) const MEDIUM: usize = 4 * BLOCK;
-
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
 const ALIGN_FROM: usize = 16 * BLOCK;
 
-/// [`super::check`] for inputs longer than one block: their leading ASCII is skipped
-/// ([`leading_ascii`]); then an input of at most [`MEDIUM`] bytes whose first
-/// block is not all ASCII is checked with plain vectors, and anything else with
-/// the tiered loop, `tiered` (the back end's [`check_tiered`] with the answer
-/// `A`), which on an error in the plain vectors also finds the failing block.
+/// [`super::check`] for inputs longer than one block: an input of at most
+/// [`MEDIUM`] bytes by [`check_medium`]; a longer one has its leading ASCII skipped
+/// ([`leading_ascii`]) and the rest goes to the tiered loop, `tiered` (the back
+/// end's [`check_tiered`] with the answer `A`), which on an error that
+/// [`check_medium`] found also finds the failing block.
 /// Each back end compiles it into a function of its own per answer that
 /// [`super::check`] reaches by a jump (`long`); as every path ends in an answer
 /// or a jump to `tiered`, it saves no register.
@@ -40,17 +32,17 @@ pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
     tiered: impl FnOnce(&[u8], usize) -> A,
 ) -> A {
     let len = bytes.len();
+    if len <= MEDIUM {
+        // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
+        return if unsafe { check_medium::<V, false>(V::splat(0), bytes) } {
+            A::valid(len)
+        } else {
+            tiered(bytes, 0)
+        };
+    }
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     match unsafe { leading_ascii::<V>(bytes) } {
         None => A::valid(len),
-        Some(0) if len <= MEDIUM => {
-            // SAFETY: the caller guarantees the CPU feature; `BYTES < len`.
-            if unsafe { check_vectors::<V, bool>(bytes) } {
-                A::valid(len)
-            } else {
-                tiered(bytes, 0)
-            }
-        }
         Some(at) => tiered(bytes, at),
     }
 }

@@ -72,8 +72,9 @@
 //! - [`short`]: inputs of at most one block ([`check`]).
 //! - [`piece`]: pieces of data in pieces, checked from the state the piece before
 //!   left, with the end left open ([`check_piece`]).
-//! - [`long`]: longer inputs: leading ASCII, then plain vectors or the tiered
-//!   loop ([`check_long`], [`check_tiered`]).
+//! - [`medium`]: inputs of two to four blocks, without the tiered loop's set-up.
+//! - [`long`]: longer inputs: leading ASCII, then the tiered loop ([`check_long`],
+//!   [`check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
 //! - [`ascii`]: the ASCII fast paths.
 //! - [`boundary`]: whether a vector's bytes end inside a sequence (the byte-by-byte
@@ -88,6 +89,7 @@ mod ascii;
 mod boundary;
 mod entry;
 mod long;
+mod medium;
 mod piece;
 mod rules;
 mod short;

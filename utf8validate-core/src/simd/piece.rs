@@ -10,7 +10,8 @@
 //! (`crate::sequence::open_state`), next to the check rather than after it. So a
 //! piece costs one check of its bytes and nothing else, whatever its length.
 
-use super::long::{check_tiered, leading_ascii, MEDIUM};
+use super::long::{check_tiered, leading_ascii};
+use super::medium::{check_medium, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
 use super::{Vector, BLOCK};
 use crate::piece::{checked_piece_state, PieceEnd, PIECE_FROM};
@@ -113,10 +114,10 @@ unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
     }
 }
 
-/// The check of a piece longer than one block. From START, its leading ASCII is
-/// skipped first, as for a whole input; then plain vectors up to [`MEDIUM`] bytes, or
-/// the tiered loop, both with the carried state's lead byte before the first block
-/// and the end left open.
+/// The check of a piece longer than one block, as for a whole input but with the
+/// carried state's lead byte before the first block and the end left open: up to
+/// [`MEDIUM`] bytes by [`check_medium`]; longer pieces have their leading ASCII
+/// skipped, then the tiered loop.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
@@ -128,6 +129,9 @@ unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
     unsafe {
         let before = before::<V>(state);
+        if len <= MEDIUM {
+            return check_medium::<V, true>(before, bytes);
+        }
         // The leading ASCII whatever the state (a branch on the state would
         // mispredict whenever it changes): ASCII right after a carried sequence
         // is wrong, and a carried sequence's continuation bytes are not ASCII, so
@@ -137,9 +141,6 @@ unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
             Some(at) if at > 0 && state != State::Start => return false,
             Some(at) => at,
         };
-        if at == 0 && len <= MEDIUM {
-            return check_vectors_after::<V, bool, true>(before, bytes);
-        }
         check_tiered::<V, true>(bytes, at, before).is_none()
     }
 }

@@ -1,5 +1,5 @@
 //! Inputs of at most one block ([`check`]), and whole inputs of a few vectors
-//! ([`check_vectors`], also used by [`super::long`] up to `MEDIUM` bytes).
+//! ([`check_vectors`], also used by [`super::medium`] for inputs of a few blocks).
 
 use super::answer::Answer;
 use super::boundary::ends_inside_lanes;
@@ -119,7 +119,7 @@ pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
 /// code path instead of two, and fewer instructions per call at every length. An
 /// error is reported as found after offset 0:
 /// [`crate::scalar::first_error_from_boundary`] finds it within these few bytes (up
-/// to [`BLOCK`]); for longer inputs (up to `long::MEDIUM`) the caller asks only for
+/// to [`BLOCK`]); for longer inputs (up to `medium::MEDIUM`) the caller asks only for
 /// the verdict and finds the block first.
 ///
 /// # Safety

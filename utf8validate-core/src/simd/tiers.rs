@@ -298,7 +298,7 @@ unsafe fn block_fine<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
 /// # Safety
 /// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
 #[inline(always)]
-unsafe fn block_max<V: Vector>(p: *const u8) -> V {
+pub(super) unsafe fn block_max<V: Vector>(p: *const u8) -> V {
     // SAFETY: the loads cover `p..p + BLOCK`, readable by the contract.
     unsafe {
         let mut most = V::load(p);

@@ -17,10 +17,10 @@ pub(crate) trait Vector: Copy {
     /// (AVX-512: into a mask register and back).
     const COMPARE_PAIRS: bool;
     /// Whether the check of an input of a few vectors
-    /// (`short::check_vectors_after`) takes the three bytes before each vector
-    /// after the first from the vector before it, already loaded, with
-    /// [`Vector::prev1`]-[`Vector::prev3`] (shuffles), rather than loading them
-    /// again one to three bytes back. Such a check is one short chain of work per
+    /// (`short::check_vectors_after`, `medium::check_medium`) takes the three
+    /// bytes before each vector after the first from the vector before it, already
+    /// loaded, with [`Vector::prev1`]-[`Vector::prev3`] (shuffles), rather than
+    /// loading them again one to three bytes back. Such a check is one short chain of work per
     /// call, where the shuffles answer sooner with 64-byte vectors (AVX-512) and
     /// the loads with narrower ones (see BENCHMARKS.md). The loop over long
     /// inputs always loads: there the shuffles would compete with the check's own.

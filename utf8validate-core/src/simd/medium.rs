@@ -1,0 +1,131 @@
+//! Inputs of two to four blocks ([`check_medium`]): short lines, headers, records.
+//! Too few blocks to pay for the tiered loop's set-up; checked with plain vectors,
+//! or block by block where they start with ASCII.
+
+use super::ascii::is_ascii;
+use super::boundary::ends_inside_lanes;
+use super::rules::{Constants, FULL};
+use super::short::check_vectors_after;
+use super::tiers::{block_errors, block_max, vector_errors_after};
+use super::{Vector, BLOCK};
+
+/// Inputs up to this long are checked by [`check_medium`]; longer ones by the
+/// tiered loop (`super::check_tiered`), whose set-up (saved registers,
+/// constants, the tier of each group) costs more than it saves on so few blocks.
+pub(super) const MEDIUM: usize = 4 * BLOCK;
+
+/// True iff `before` followed by `bytes` (`BLOCK < bytes.len() <= MEDIUM`) passes
+/// the vector check; on `false` the caller finds the error.
+///
+/// The first block decides how. Text whose first block is not all ASCII is
+/// mostly not ASCII: the input is checked with plain vectors
+/// ([`check_vectors_after`]), one chain of work without a branch per block.
+/// Otherwise one test of the other blocks answers an input that is all ASCII;
+/// else they are taken one by one, the whole blocks from the start and then one
+/// that ends at the end of the input (overlapping the one before unless the length
+/// is a multiple of `BLOCK`): an ASCII block costs its test, plus one more after a
+/// block that is not ASCII (whether that block ends inside a sequence), and any
+/// other block the full check. The gathered error lanes are tested once.
+///
+/// Measured on 256-byte windows of the Wikipedia texts, each call on another
+/// window (see BENCHMARKS.md): this is faster than both the tiered loop and a test
+/// of every block. A test of every block wins only where the same input comes
+/// back again and again, as in a benchmark's loop, and its branches are learnt.
+///
+/// `before` is the vector before the input: zeros, or the carried sequence's lead
+/// byte in its last lane for a piece of data in pieces (`super::piece`). With
+/// `OPEN`, an input that ends inside a sequence passes.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `BLOCK < bytes.len() <= MEDIUM`.
+/// Call it only from a function compiled with that feature, so that this body is
+/// inlined and compiled with it.
+#[inline(always)]
+pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    let p = bytes.as_ptr();
+    // The offset of the last block: 1 to MEDIUM - BLOCK.
+    let last = len - BLOCK;
+    // SAFETY (for the whole body): the caller guarantees the CPU feature and
+    // `BLOCK < len`. Each block read is `q..q + BLOCK` with `q <= last`, and the
+    // bytes before it as the comments at the reads say.
+    unsafe {
+        if last < 3 || !is_ascii::<V>(p, 1) {
+            // (65 or 66 bytes are rare: plain vectors, which take the three bytes
+            // before the last block from the first.)
+            return check_vectors_after::<V, bool, OPEN>(before, bytes);
+        }
+        let rest = block_max::<V>(p.add(BLOCK.min(last)))
+            .max(block_max::<V>(p.add((2 * BLOCK).min(last))))
+            .max(block_max::<V>(p.add(last)));
+        if !rest.any_high_bit() {
+            // All ASCII: wrong only right after a carried lead byte, which
+            // `before` holds when there is one.
+            return !before.any_nonzero();
+        }
+        let k = Constants::<V>::new();
+        // ASCII right after a carried lead byte is an error.
+        let mut error = before;
+        // Whether the block before the one at `at` is all ASCII.
+        let mut after_ascii = true;
+        let mut at = BLOCK;
+        // The whole blocks before the last: at most two more (a loop LLVM unrolls).
+        for _ in 0..MEDIUM / BLOCK - 2 {
+            if at >= last {
+                break;
+            }
+            if !is_ascii::<V>(p.add(at), 1) {
+                error = error.or(block_errors_after(&k, p.add(at)));
+                after_ascii = false;
+            } else if !after_ascii {
+                // In bounds: at >= BLOCK >= BYTES.
+                error = error.or(ends_inside_lanes(p.add(at - V::BYTES)));
+                after_ascii = true;
+            }
+            at += BLOCK;
+        }
+        // The last block, at `last <= at`.
+        if !is_ascii::<V>(p.add(last), 1) {
+            // In bounds: last >= 3.
+            error = error.or(block_errors::<V, FULL>(&k, p.add(last)));
+            if !OPEN {
+                // In bounds: BYTES <= len.
+                error = error.or(ends_inside_lanes(p.add(len - V::BYTES)));
+            }
+        } else if at == last && !after_ascii {
+            // Bytes before `last` that end inside a sequence are cut short by
+            // this block's ASCII, which the block before caught if it overlaps
+            // this one; if not, and it is not ASCII, its end is checked here. In
+            // bounds: at = last >= BLOCK.
+            error = error.or(ends_inside_lanes(p.add(at - V::BYTES)));
+        }
+        !error.any_nonzero()
+    }
+}
+
+/// The error lanes of the whole block at `q`, at least one block into the input:
+/// the three bytes before each vector by shuffles from the vector before it
+/// where the instruction set prefers that ([`Vector::PREV_BY_SHUFFLE`]), else
+/// by loads.
+///
+/// # Safety
+/// `q - BLOCK..q + BLOCK` must be readable; the CPU feature of `V` must be
+/// present.
+#[inline(always)]
+unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
+    // SAFETY: every load reads inside `q - BYTES..q + BLOCK`, readable by the
+    // contract; the caller guarantees the CPU feature.
+    unsafe {
+        if !V::PREV_BY_SHUFFLE {
+            return block_errors::<V, FULL>(k, q);
+        }
+        let mut prev = V::load(q.sub(V::BYTES));
+        let mut error = V::splat(0);
+        for i in 0..BLOCK / V::BYTES {
+            let this = V::load(q.add(i * V::BYTES));
+            error = error.or(vector_errors_after(k, prev, this));
+            prev = this;
+        }
+        error
+    }
+}
