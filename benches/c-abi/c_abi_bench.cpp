@@ -18,7 +18,8 @@
 // which run.sh passes) and of its wikipedia_mars/ (wiki-*), each skipped with a message
 // when absent; generated 1 MiB ASCII and mixed text, 1 MiB with one error 1000 bytes
 // before the end and 64 MiB of mixed text (gen-*); 16-, 64- and 256-byte ASCII and mixed
-// text (short-*). The generators are those of the Rust benchmark (benches/src/peers.rs),
+// text, and 256-byte windows of five wikipedia_mars texts, a different window each call
+// (short-*). The generators are those of the Rust benchmark (benches/src/peers.rs),
 // byte for byte.
 //
 // Before anything is timed, every contender must give the answer each input has by
@@ -57,13 +58,30 @@ namespace fs = std::filesystem;
 namespace {
 
 // One input and the answer it has by construction: nullopt when well-formed, else the
-// offset of the first byte of the first ill-formed sequence.
+// offset of the first byte of the first ill-formed sequence. An input with `starts` is
+// a set of windows of `span` bytes of `bytes` (well-formed text) instead: each call
+// takes the next window, so that the branches of a validator see text that varies from
+// call to call, as a server's short inputs do, rather than learning one input.
 struct Input {
   std::string name;
   std::vector<char> bytes;
   std::optional<size_t> first_error;
+  std::vector<size_t> starts = {};
+  size_t span = 0;
 
-  size_t expected_offset() const { return first_error.value_or(bytes.size()); }
+  size_t call_len() const { return starts.empty() ? bytes.size() : span; }
+  size_t expected_offset() const { return first_error.value_or(call_len()); }
+  // The start of each call's bytes (one call: the whole input).
+  std::vector<const char *> calls() const {
+    if (starts.empty()) {
+      return {bytes.data()};
+    }
+    std::vector<const char *> out;
+    for (size_t s : starts) {
+      out.push_back(bytes.data() + s);
+    }
+    return out;
+  }
 };
 
 // ---- Inputs --------------------------------------------------------------------------
@@ -99,6 +117,33 @@ void add_text_files(std::vector<Input> &inputs, const fs::path &dir, const std::
     }
     inputs.push_back({prefix + name, std::move(bytes), std::nullopt});
   }
+}
+
+// Windows of span bytes of a wikipedia_mars text, named short-<language>-windows-<span>:
+// every 37th offset at which a window starts and ends on a character boundary, up to
+// 4096 windows (the text's first 1 MiB). Skipped with a message when absent.
+void add_windows(std::vector<Input> &inputs, const fs::path &dir, const std::string &language,
+                 size_t span) {
+  const fs::path path = dir / (language + ".utf8.txt");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::fprintf(stderr, "skipping windows of %s: file not found\n", path.c_str());
+    return;
+  }
+  std::vector<char> text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.resize(std::min(text.size(), size_t{1} << 20));
+  auto boundary = [&text](size_t i) {
+    return i == text.size() || static_cast<signed char>(text[i]) >= -0x40;
+  };
+  std::vector<size_t> starts;
+  for (size_t at = 0; at + span <= text.size() && starts.size() < 4096; at += 37) {
+    if (boundary(at) && boundary(at + span)) {
+      starts.push_back(at);
+    }
+  }
+  Input windows{"short-" + language + "-windows-" + std::to_string(span), std::move(text),
+                std::nullopt, std::move(starts), span};
+  inputs.push_back(std::move(windows));
 }
 
 // xorshift64, as in peers.rs, so both benchmarks see the same generated inputs.
@@ -175,6 +220,9 @@ std::vector<Input> make_inputs(const fs::path &corpus) {
     inputs.push_back({"short-ascii-" + std::to_string(len), ascii_text(len), std::nullopt});
     inputs.push_back({"short-mixed-" + std::to_string(len), mixed_text(len), std::nullopt});
   }
+  for (const char *language : {"english", "german", "russian", "hindi", "chinese"}) {
+    add_windows(inputs, corpus / "wikipedia_mars", language, 256);
+  }
   return inputs;
 }
 
@@ -238,24 +286,24 @@ bool agree(const std::vector<Input> &inputs) {
   auto verdict = [](bool valid) { return std::string(valid ? "valid" : "invalid"); };
   auto offset = [](size_t o) { return "offset " + std::to_string(o); };
   for (const Input &in : inputs) {
-    const char *p = in.bytes.data();
-    const size_t n = in.bytes.size();
+    const size_t n = in.call_len();
     const bool valid = !in.first_error.has_value();
     const size_t want = in.expected_offset();
-
-    expect(in, "utf8_validate", verdict(utf8_validate(p, n)), verdict(valid));
-    expect(in, "utf8_first_error", offset(utf8_first_error(p, n)), offset(want));
-    expect(in, "simdutf::validate_utf8", verdict(simdutf::validate_utf8(p, n)), verdict(valid));
-    const simdutf::result r = simdutf::validate_utf8_with_errors(p, n);
-    expect(in, "simdutf::validate_utf8_with_errors", verdict(r.is_ok()) + ", " + offset(r.count),
-           verdict(valid) + ", " + offset(want));
-    const gchar *end = nullptr;
-    const bool g = g_utf8_validate_len(p, n, &end);
-    expect(in, "g_utf8_validate_len", verdict(g) + ", " + offset(static_cast<size_t>(end - p)),
-           verdict(valid) + ", " + offset(want));
-    IconvHandle conv(n);
-    expect(in, "iconv", offset(conv(p, n)), offset(want));
-    expect(in, "memchr(0xFF)", memchr(p, 0xFF, n) == nullptr ? "not found" : "found", "not found");
+    for (const char *p : in.calls()) {
+      expect(in, "utf8_validate", verdict(utf8_validate(p, n)), verdict(valid));
+      expect(in, "utf8_first_error", offset(utf8_first_error(p, n)), offset(want));
+      expect(in, "simdutf::validate_utf8", verdict(simdutf::validate_utf8(p, n)), verdict(valid));
+      const simdutf::result r = simdutf::validate_utf8_with_errors(p, n);
+      expect(in, "simdutf::validate_utf8_with_errors", verdict(r.is_ok()) + ", " + offset(r.count),
+             verdict(valid) + ", " + offset(want));
+      const gchar *end = nullptr;
+      const bool g = g_utf8_validate_len(p, n, &end);
+      expect(in, "g_utf8_validate_len", verdict(g) + ", " + offset(static_cast<size_t>(end - p)),
+             verdict(valid) + ", " + offset(want));
+      IconvHandle conv(n);
+      expect(in, "iconv", offset(conv(p, n)), offset(want));
+      expect(in, "memchr(0xFF)", memchr(p, 0xFF, n) == nullptr ? "not found" : "found", "not found");
+    }
   }
   if (ok) {
     std::fprintf(stderr, "agreement: %zu inputs, %zu answers, every one as expected\n",
@@ -266,22 +314,39 @@ bool agree(const std::vector<Input> &inputs) {
 
 // ---- Benchmarks ----------------------------------------------------------------------
 
+// Times call(buf, len) on input's bytes, or on each of its windows in turn.
+template <typename F>
+void time_calls(benchmark::State &state, const Input &input, F &call) {
+  const size_t len = input.call_len();
+  if (input.starts.empty()) {
+    const char *buf = input.bytes.data();
+    for (auto _ : state) {
+      // The pointer is opaque to the compiler each time, so no call is hoisted out of
+      // the loop; the result is kept, so no call is dropped.
+      benchmark::DoNotOptimize(buf);
+      auto result = call(buf, len);
+      benchmark::DoNotOptimize(result);
+    }
+  } else {
+    const std::vector<const char *> calls = input.calls();
+    size_t next = 0;
+    for (auto _ : state) {
+      const char *buf = calls[next];
+      next = next + 1 == calls.size() ? 0 : next + 1;
+      auto result = call(buf, len);
+      benchmark::DoNotOptimize(result);
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(len));
+  state.counters["bytes"] = static_cast<double>(len);
+}
+
 // Times f(buf, len) on input (which outlives the benchmarks).
 template <typename F>
 void add(const Input &input, const char *contender, F f) {
   const std::string name = input.name + "/" + contender;
   benchmark::RegisterBenchmark(name.c_str(), [&input, f](benchmark::State &state) mutable {
-    const char *buf = input.bytes.data();
-    const size_t len = input.bytes.size();
-    for (auto _ : state) {
-      // The pointer is opaque to the compiler each time, so no call is hoisted out of
-      // the loop; the result is kept, so no call is dropped.
-      benchmark::DoNotOptimize(buf);
-      auto result = f(buf, len);
-      benchmark::DoNotOptimize(result);
-    }
-    state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(len));
-    state.counters["bytes"] = static_cast<double>(len);
+    time_calls(state, input, f);
   });
 }
 
@@ -296,16 +361,8 @@ void register_all(const std::vector<Input> &inputs) {
     // One converter (and output buffer) per benchmark run, opened before the timing.
     const std::string name = in.name + "/iconv";
     benchmark::RegisterBenchmark(name.c_str(), [&in](benchmark::State &state) {
-      IconvHandle conv(in.bytes.size());
-      const char *buf = in.bytes.data();
-      const size_t len = in.bytes.size();
-      for (auto _ : state) {
-        benchmark::DoNotOptimize(buf);
-        size_t done = conv(buf, len);
-        benchmark::DoNotOptimize(done);
-      }
-      state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(len));
-      state.counters["bytes"] = static_cast<double>(len);
+      IconvHandle conv(in.call_len());
+      time_calls(state, in, conv);
     });
     add(in, "memchr", [](const char *p, size_t n) { return memchr(p, 0xFF, n); });
   }
