@@ -118,8 +118,12 @@ print(os.path.join(os.path.dirname(pkgs[0]["manifest_path"]), "cpp"))
 step "building the benchmark (simdutf from $simdutf_dir)"
 run_logged cmake -S "$repo/benches/c-abi" -B "$work/bench-build" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$work/prefix" -DSIMDUTF_CPP_DIR="$simdutf_dir"
-run_logged cmake --build "$work/bench-build"
 bench=$work/bench-build/c_abi_bench
+# Always linked again: the installed library keeps its build's time stamp, which can
+# be older than a program linked by an earlier run (of another --rev), and make would
+# then keep that program and the library it holds.
+rm -f "$bench"
+run_logged cmake --build "$work/bench-build"
 
 # The static library, linked in: our symbols defined in the program, no .so loaded.
 if ldd "$bench" | grep libutf8validate >/dev/null; then
