@@ -21,6 +21,8 @@
 //!   silently accepts a directory as valid UTF-8.
 //! - `-v` marks exactly the maximal subpart (Unicode §3.9) with carets; isutf8 marks
 //!   from the lead byte to the byte that broke the sequence.
+//! - Regular files of 128 MiB or more are checked on every core at once (their
+//!   verdict; a file with an error is scanned again in order for the report).
 //! - Memory use does not grow with the input: regular files are mapped 64 MiB at a
 //!   time, and pipes, terminals and files that report no size are read in 256 KiB
 //!   blocks.
@@ -34,6 +36,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod parallel;
 mod report;
 mod scan;
 

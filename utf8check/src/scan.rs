@@ -21,6 +21,8 @@ use std::io::{self, Read};
 use memmap2::MmapOptions;
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
+use crate::parallel;
+
 /// Bytes read per block from a stream.
 pub const READ_SIZE: usize = 256 * 1024;
 /// Bytes of a regular file mapped at a time.
@@ -93,6 +95,11 @@ impl Scanner {
         // A regular file that reports size 0 may still have bytes (/proc, sysfs):
         // only a non-empty size is trusted for mapping; the rest is read.
         if meta.is_file() && meta.len() > 0 {
+            // A large file that is valid is answered by all cores at once; any other
+            // is scanned in order, which reports where and why it is not.
+            if parallel::valid_in_parallel(file, meta.len()) {
+                return Ok(true);
+            }
             if let Some(valid) = scan_mapped(file, meta.len(), opts, on_error)? {
                 return Ok(valid);
             }
@@ -185,7 +192,7 @@ fn scan_mapped(
 
 /// `size` bytes of `file` from `offset`, mapped read-only, to be read once from start
 /// to end.
-fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
+pub(crate) fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
     // SAFETY: the mapping is read-only and private to this process. Another process
     // that truncates the file while it is mapped makes reads past the new end fault
     // (SIGBUS), as for every program that maps files (`grep`, `rg`); nothing here

@@ -688,6 +688,42 @@ fn errors_across_the_mapping_window() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// A file long enough to be checked on several cores at once (two parts of 64 MiB
+/// or more): valid with a character across the middle, where two cores cut it;
+/// then with errors there, and with one near the end: each reported as the
+/// oracle says (a file with an error is scanned again in order for the report).
+#[test]
+fn large_files_checked_on_several_cores() {
+    let dir = scratch("parallel");
+    let line = "Grüße, 世界! 😀 valid text on a line\n";
+    let middle = 65 << 20;
+    let half = line.repeat(middle / line.len() - 1);
+    let mut bytes = half.clone().into_bytes();
+    // A 4-byte character across the middle (the cut of two parts).
+    bytes.resize(middle - 2, b'x');
+    bytes.extend_from_slice("😀".as_bytes());
+    bytes.extend_from_slice(half.as_bytes());
+    bytes.resize(2 * middle, b'x');
+    let file = dir.join("large.txt");
+    let name = file.to_str().unwrap();
+    fs::write(&file, &bytes).unwrap();
+    assert!(std::str::from_utf8(&bytes).is_ok());
+    let r = run(&[name], None);
+    assert_eq!((r.code, r.out(), r.stderr.as_str()), (0, String::new(), ""));
+    // The emoji cut short by ASCII at the cut; a stray continuation byte right
+    // after it; one near the end.
+    for (at, byte) in [(middle, b'A'), (middle + 2, 0x80), (bytes.len() - 3, 0x80)] {
+        let mut broken = bytes.clone();
+        broken[at] = byte;
+        fs::write(&file, &broken).unwrap();
+        let want = oracle_first(&broken).expect("an error");
+        let r = run(&[name], None);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert_eq!(r.out(), report_line(name, &want) + "\n", "error at {at}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
 /// Writes `size` bytes of valid text with an error near the end, and checks it under
 /// an address-space limit far below the file size (so reading it whole would fail).
 fn check_big_file_under_memory_limit(size: usize, limit_kib: usize, test: &str) {
