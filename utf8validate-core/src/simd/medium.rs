@@ -27,10 +27,10 @@ pub(super) const MEDIUM: usize = 4 * BLOCK;
 /// block that is not ASCII (whether that block ends inside a sequence), and any
 /// other block the full check. The gathered error lanes are tested once.
 ///
-/// Measured on 256-byte windows of the Wikipedia texts, each call on another
-/// window (see BENCHMARKS.md): this is faster than both the tiered loop and a test
-/// of every block. A test of every block wins only where the same input comes
-/// back again and again, as in a benchmark's loop, and its branches are learnt.
+/// Why not a test of every block, as the tiered loop makes: it costs text without
+/// ASCII blocks a test and a branch per block, and where inputs vary from call to
+/// call (windows of Wikipedia text, one per call) it wins nothing on mostly-ASCII
+/// text either, as its branches are not learnt.
 ///
 /// `before` is the vector before the input: zeros, or the carried sequence's lead
 /// byte in its last lane for a piece of data in pieces (`super::piece`). With
