@@ -3,9 +3,9 @@
 
 use super::answer::Answer;
 use super::ascii::{is_ascii, skip_ascii};
-use super::medium::{check_medium, MEDIUM};
+use super::medium::{check_medium, failing_medium_block, MEDIUM};
 use super::rules::{Constants, FULL};
-use super::tiers::{block_errors, check_stretch, vector_errors_after, Stretch};
+use super::tiers::{block_errors, check_stretch, first_block_errors, Stretch};
 use super::{Vector, BLOCK};
 use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
@@ -14,10 +14,10 @@ use crate::sequence::ends_inside_sequence;
 const ALIGN_FROM: usize = 16 * BLOCK;
 
 /// [`super::check`] for inputs longer than one block: an input of at most
-/// [`MEDIUM`] bytes by [`check_medium`]; a longer one has its leading ASCII skipped
-/// ([`leading_ascii`]) and the rest goes to the tiered loop, `tiered` (the back
-/// end's [`check_tiered`] with the answer `A`), which on an error that
-/// [`check_medium`] found also finds the failing block.
+/// [`MEDIUM`] bytes by [`check_medium`] (on an error, the block it is in by
+/// [`failing_medium_block`], for the offset); a longer one has its leading ASCII
+/// skipped ([`leading_ascii`]) and the rest goes to the tiered loop, `tiered` (the
+/// back end's [`check_tiered`] with the answer `A`).
 /// Each back end compiles it into a function of its own per answer that
 /// [`super::check`] reaches by a jump (`long`); as every path ends in an answer
 /// or a jump to `tiered`, it saves no register.
@@ -34,10 +34,12 @@ pub(crate) unsafe fn check_long<V: Vector, A: Answer>(
     let len = bytes.len();
     if len <= MEDIUM {
         // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
-        return if unsafe { check_medium::<V, false>(V::splat(0), bytes) } {
-            A::valid(len)
-        } else {
-            tiered(bytes, 0)
+        return unsafe {
+            if check_medium::<V, false>(V::splat(0), bytes) {
+                A::valid(len)
+            } else {
+                A::invalid(bytes, failing_medium_block::<V>(bytes))
+            }
         };
     }
     // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
@@ -188,25 +190,4 @@ pub(crate) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
         return Some(len);
     }
     None
-}
-
-/// The error lanes of the first block of an input (at `p`, its start), with
-/// `before` the vector before it.
-///
-/// # Safety
-/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
-    // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
-    // `p..p + BLOCK`; the caller guarantees the CPU feature.
-    unsafe {
-        let mut error = V::splat(0);
-        let mut prev = before;
-        for i in 0..BLOCK / V::BYTES {
-            let this = V::load(p.add(i * V::BYTES));
-            error = error.or(vector_errors_after(k, prev, this));
-            prev = this;
-        }
-        error
-    }
 }

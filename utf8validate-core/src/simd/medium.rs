@@ -6,7 +6,7 @@ use super::ascii::is_ascii;
 use super::boundary::ends_inside_lanes;
 use super::rules::{Constants, FULL};
 use super::short::check_vectors_after;
-use super::tiers::{block_errors, block_max, vector_errors_after};
+use super::tiers::{block_errors, block_errors_after, block_max, first_block_errors};
 use super::{Vector, BLOCK};
 
 /// Inputs up to this long are checked by [`check_medium`]; longer ones by the
@@ -103,29 +103,38 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
     }
 }
 
-/// The error lanes of the whole block at `q`, at least one block into the input:
-/// the three bytes before each vector by shuffles from the vector before it
-/// where the instruction set prefers that ([`Vector::PREV_BY_SHUFFLE`]), else
-/// by loads.
+/// After [`check_medium`] failed on a whole input `bytes` (`BLOCK < bytes.len() <=
+/// MEDIUM`): the offset of its first block whose error lanes are not all zero, or
+/// of its last block when none before it has any (the error is then in that block,
+/// or the input ends inside a sequence). Every check before that offset passed: the
+/// answer's scalar machine starts from the last character boundary before it
+/// (`super::Answer::invalid`). A block, not the failing lane: the offset then comes
+/// from a branch, which the processor predicts and runs ahead of, not from the
+/// lanes' values, which the scalar machine would have to wait for. Only called on
+/// invalid input; pure, so that a verdict alone (which needs no offset) leaves it
+/// out.
 ///
 /// # Safety
-/// `q - BLOCK..q + BLOCK` must be readable; the CPU feature of `V` must be
-/// present.
+/// As for [`check_medium`].
 #[inline(always)]
-unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
-    // SAFETY: every load reads inside `q - BYTES..q + BLOCK`, readable by the
-    // contract; the caller guarantees the CPU feature.
+pub(super) unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
+    let p = bytes.as_ptr();
+    let last = bytes.len() - BLOCK;
+    // SAFETY: the caller guarantees the CPU feature; the first block is `p..p +
+    // BLOCK`, and each block after it, at `at < last`, is read with the block
+    // before it, all inside `bytes`.
     unsafe {
-        if !V::PREV_BY_SHUFFLE {
-            return block_errors::<V, FULL>(k, q);
+        let k = Constants::<V>::new();
+        if first_block_errors(&k, p, V::splat(0)).any_nonzero() {
+            return 0;
         }
-        let mut prev = V::load(q.sub(V::BYTES));
-        let mut error = V::splat(0);
-        for i in 0..BLOCK / V::BYTES {
-            let this = V::load(q.add(i * V::BYTES));
-            error = error.or(vector_errors_after(k, prev, this));
-            prev = this;
+        let mut at = BLOCK;
+        while at < last {
+            if block_errors_after(&k, p.add(at)).any_nonzero() {
+                return at;
+            }
+            at += BLOCK;
         }
-        error
     }
+    last
 }

@@ -273,6 +273,54 @@ pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p
     }
 }
 
+/// The error lanes of the first block of an input (at `p`, its start), with
+/// `before` the vector before it.
+///
+/// # Safety
+/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
+    // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
+    // `p..p + BLOCK`; the caller guarantees the CPU feature.
+    unsafe {
+        let mut error = V::splat(0);
+        let mut prev = before;
+        for i in 0..BLOCK / V::BYTES {
+            let this = V::load(p.add(i * V::BYTES));
+            error = error.or(vector_errors_after(k, prev, this));
+            prev = this;
+        }
+        error
+    }
+}
+
+/// The error lanes of the whole block at `q`, at least one block into the input:
+/// the three bytes before each vector by shuffles from the vector before it
+/// where the instruction set prefers that ([`Vector::PREV_BY_SHUFFLE`]), else
+/// by loads.
+///
+/// # Safety
+/// `q - BLOCK..q + BLOCK` must be readable; the CPU feature of `V` must be
+/// present.
+#[inline(always)]
+pub(super) unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
+    // SAFETY: every load reads inside `q - BYTES..q + BLOCK`, readable by the
+    // contract; the caller guarantees the CPU feature.
+    unsafe {
+        if !V::PREV_BY_SHUFFLE {
+            return block_errors::<V, FULL>(k, q);
+        }
+        let mut prev = V::load(q.sub(V::BYTES));
+        let mut error = V::splat(0);
+        for i in 0..BLOCK / V::BYTES {
+            let this = V::load(q.add(i * V::BYTES));
+            error = error.or(vector_errors_after(k, prev, this));
+            prev = this;
+        }
+        error
+    }
+}
+
 /// The lane-wise minimum of [`pairs_fine`] over the block at `p`, reading the
 /// byte before each vector from memory: at most 1 in some lane iff a pair in the
 /// block is ill-formed, for a block that fits [`PAIRS`].
