@@ -5,7 +5,7 @@ use super::answer::Answer;
 use super::ascii::{is_ascii, skip_ascii};
 use super::medium::{check_medium, failing_medium_block, MEDIUM};
 use super::rules::{Constants, FULL};
-use super::tiers::{block_errors, check_stretch, first_block_errors, Stretch};
+use super::tiers::{block_errors, block_errors_after, check_stretch, Stretch};
 use super::{Vector, BLOCK};
 use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
@@ -132,7 +132,7 @@ pub(crate) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
         let k = Constants::<V>::new();
         if at == 0 {
             // The first block, with `before` before it.
-            if first_block_errors(&k, start, before).any_nonzero() {
+            if block_errors_after(&k, start, before).any_nonzero() {
                 return Some(0);
             }
             at = second;

@@ -6,7 +6,7 @@ use super::ascii::is_ascii;
 use super::boundary::ends_inside_lanes;
 use super::rules::{Constants, FULL};
 use super::short::check_vectors_after;
-use super::tiers::{block_errors, block_errors_after, block_max, first_block_errors};
+use super::tiers::{block_errors, block_errors_after, block_max, inner_block_errors};
 use super::{Vector, BLOCK};
 
 /// Inputs up to this long are checked by [`check_medium`]; longer ones by the
@@ -75,7 +75,7 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
                 break;
             }
             if !is_ascii::<V>(p.add(at), 1) {
-                error = error.or(block_errors_after(&k, p.add(at)));
+                error = error.or(inner_block_errors(&k, p.add(at)));
                 after_ascii = false;
             } else if !after_ascii {
                 // In bounds: at >= BLOCK >= BYTES.
@@ -125,12 +125,12 @@ pub(super) unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
     // before it, all inside `bytes`.
     unsafe {
         let k = Constants::<V>::new();
-        if first_block_errors(&k, p, V::splat(0)).any_nonzero() {
+        if block_errors_after(&k, p, V::splat(0)).any_nonzero() {
             return 0;
         }
         let mut at = BLOCK;
         while at < last {
-            if block_errors_after(&k, p.add(at)).any_nonzero() {
+            if inner_block_errors(&k, p.add(at)).any_nonzero() {
                 return at;
             }
             at += BLOCK;

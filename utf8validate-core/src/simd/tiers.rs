@@ -273,13 +273,14 @@ pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p
     }
 }
 
-/// The error lanes of the first block of an input (at `p`, its start), with
-/// `before` the vector before it.
+/// The error lanes of the block at `p`, with `before` the vector before it (zeros
+/// at the start of an input; the carried lead byte before a piece): the three bytes
+/// before each vector by shuffles from the one before it ([`vector_errors_after`]).
 ///
 /// # Safety
 /// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
+pub(super) unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
     // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
     // `p..p + BLOCK`; the caller guarantees the CPU feature.
     unsafe {
@@ -294,30 +295,24 @@ pub(super) unsafe fn first_block_errors<V: Vector>(k: &Constants<V>, p: *const u
     }
 }
 
-/// The error lanes of the whole block at `q`, at least one block into the input:
-/// the three bytes before each vector by shuffles from the vector before it
-/// where the instruction set prefers that ([`Vector::PREV_BY_SHUFFLE`]), else
-/// by loads.
+/// The error lanes of the whole block at `q`, at least one block into the input,
+/// with the three bytes before each vector taken as the instruction set prefers
+/// ([`Vector::PREV_BY_SHUFFLE`]): by shuffles from the vector before it
+/// ([`block_errors_after`]), or by loads.
 ///
 /// # Safety
-/// `q - BLOCK..q + BLOCK` must be readable; the CPU feature of `V` must be
+/// `q - BYTES..q + BLOCK` must be readable; the CPU feature of `V` must be
 /// present.
 #[inline(always)]
-pub(super) unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
-    // SAFETY: every load reads inside `q - BYTES..q + BLOCK`, readable by the
-    // contract; the caller guarantees the CPU feature.
+pub(super) unsafe fn inner_block_errors<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
+    // SAFETY: `q - BYTES..q + BLOCK` is readable by the contract (and `BYTES >=
+    // 3` for the loads one to three bytes back); the caller guarantees the feature.
     unsafe {
-        if !V::PREV_BY_SHUFFLE {
-            return block_errors::<V, FULL>(k, q);
+        if V::PREV_BY_SHUFFLE {
+            block_errors_after(k, q, V::load(q.sub(V::BYTES)))
+        } else {
+            block_errors::<V, FULL>(k, q)
         }
-        let mut prev = V::load(q.sub(V::BYTES));
-        let mut error = V::splat(0);
-        for i in 0..BLOCK / V::BYTES {
-            let this = V::load(q.add(i * V::BYTES));
-            error = error.or(vector_errors_after(k, prev, this));
-            prev = this;
-        }
-        error
     }
 }
 
