@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target=thumbv7em-none-eabihf
-if ! rustup target list --installed | grep -qx "$target"; then
+if ! rustup target list --installed | grep -x "$target" >/dev/null; then
   rustup target add "$target"
 fi
 echo "== cargo build -p utf8validate-core --target $target (no std)"

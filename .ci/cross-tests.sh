@@ -48,7 +48,7 @@ for tool in "${tools[@]}"; do
     echo "skipping $target (not in CI)"; exit 0
   fi
 done
-if ! rustup target list --installed | grep -qx "$target"; then
+if ! rustup target list --installed | grep -x "$target" >/dev/null; then
   rustup target add "$target"
 fi
 

@@ -49,7 +49,7 @@ sed -n 's/^[a-z][a-z0-9_ *]*[ *]\(utf8[a-z0-9_]*\)(.*/_\1/p' include/utf8validat
 [ -s "$work/declared.txt" ] || fail "no function declaration found in include/utf8validate.h"
 
 for target in x86_64-apple-darwin aarch64-apple-darwin; do
-  rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+  rustup target list --installed | grep -x "$target" >/dev/null || rustup target add "$target"
 
   echo "== $target: cargo clippy (check with lints)"
   cargo clippy --quiet --target "$target" -p utf8validate -p utf8validate-core --all-targets \

@@ -425,7 +425,7 @@ bound=$(nm -D --undefined-only "$work/pc-shared" | awk '{print $2}' | grep "@$es
 [ -n "$bound" ] || fail "the pkg-config consumer binds no symbol @$soname"
 for sym in $bound; do
   nm -D --defined-only "$work/prefix-$later_minor/lib/libutf8validate.so.$later_minor" |
-    grep -q " T ${sym/@/@@}\$" || fail "release $later_minor lacks $sym"
+    grep " T ${sym/@/@@}\$" >/dev/null || fail "release $later_minor lacks $sym"
   echo "ok: $later_minor defines $sym"
 done
 run_consumer "C linked against $version, run with $later_minor" "$work/pc-shared" \

@@ -34,7 +34,7 @@ if [ -z "$wine" ]; then
   if [ "${CI:-}" = true ]; then exit 1; fi
   echo "skipping the Windows CMake tests (not in CI)"; exit 0
 fi
-rustup target list --installed | grep -qx x86_64-pc-windows-gnu ||
+rustup target list --installed | grep -x x86_64-pc-windows-gnu >/dev/null ||
   rustup target add x86_64-pc-windows-gnu
 
 mkdir -p "${CARGO_TARGET_DIR:-target}"
@@ -122,7 +122,7 @@ config=$prefix/lib/cmake/utf8validate
   cmake --build "$work/find-package-c") >"$work/find-package-c.log" 2>&1 ||
   { cat "$work/find-package-c.log" >&2; fail "find-package-c did not build"; }
 exe=$work/find-package-c/consumer.exe
-imports "$exe" | grep -qx utf8validate.dll || fail "find-package-c does not import utf8validate.dll"
+imports "$exe" | grep -x utf8validate.dll >/dev/null || fail "find-package-c does not import utf8validate.dll"
 run_consumer "C, find_package, shared (bin/ on WINEPATH)" "$exe" "$bindir"
 # Control: without bin/ on WINEPATH the loader finds no utf8validate.dll.
 if WINEPATH="" "$wine" "$exe" <"$work/valid.txt" >/dev/null 2>&1; then
@@ -136,7 +136,7 @@ step "consumer: C++17, CMake find_package, static target"
   cmake --build "$work/static-cxx") >"$work/static-cxx.log" 2>&1 ||
   { cat "$work/static-cxx.log" >&2; fail "static-cxx did not build"; }
 exe=$work/static-cxx/consumer.exe
-! imports "$exe" | grep -qi utf8validate || fail "static-cxx imports utf8validate.dll"
+! imports "$exe" | grep -i utf8validate >/dev/null || fail "static-cxx imports utf8validate.dll"
 # MinGW-w64's C++ runtime DLLs (libstdc++-6.dll, libgcc_s_seh-1.dll) are beside its
 # libstdc++; Windows finds DLLs on PATH, which WINEPATH extends.
 cxx_runtime=$(windows_path "$(dirname "$(x86_64-w64-mingw32-g++ -print-file-name=libstdc++-6.dll)")")
@@ -149,13 +149,13 @@ cflags=(-std=c99 -Wall -Wextra -pedantic -Werror)
 # shellcheck disable=SC2046  # pkg-config output is meant to be split into words
 x86_64-w64-mingw32-gcc "${cflags[@]}" -o "$work/pc-shared.exe" "$consumers/common/consumer.c" \
   $(pkg-config --cflags --libs utf8validate)
-imports "$work/pc-shared.exe" | grep -qx utf8validate.dll || fail "pkg-config (shared) does not import utf8validate.dll"
+imports "$work/pc-shared.exe" | grep -x utf8validate.dll >/dev/null || fail "pkg-config (shared) does not import utf8validate.dll"
 run_consumer "C, pkg-config, shared" "$work/pc-shared.exe" "$bindir"
 # -Bstatic: -lutf8validate takes libutf8validate.a instead of the import library.
 # shellcheck disable=SC2046
 x86_64-w64-mingw32-gcc "${cflags[@]}" -o "$work/pc-static.exe" "$consumers/common/consumer.c" \
   $(pkg-config --cflags utf8validate) -Wl,-Bstatic $(pkg-config --static --libs utf8validate) -Wl,-Bdynamic
-! imports "$work/pc-static.exe" | grep -qi utf8validate || fail "pkg-config --static imports utf8validate.dll"
+! imports "$work/pc-static.exe" | grep -i utf8validate >/dev/null || fail "pkg-config --static imports utf8validate.dll"
 run_consumer "C, pkg-config --static" "$work/pc-static.exe" ""
 
 step "consumer: C vendoring the repository (add_subdirectory), shared and static"
@@ -163,9 +163,9 @@ step "consumer: C vendoring the repository (add_subdirectory), shared and static
   -DUTF8VALIDATE_DIR="$repo" -DUTF8VALIDATE_CARGO_TARGET_DIR="$target_dir" &&
   cmake --build "$work/vendored") >"$work/vendored.log" 2>&1 ||
   { cat "$work/vendored.log" >&2; fail "vendored did not build"; }
-imports "$work/vendored/consumer_shared.exe" | grep -qx utf8validate.dll ||
+imports "$work/vendored/consumer_shared.exe" | grep -x utf8validate.dll >/dev/null ||
   fail "vendored consumer_shared does not import utf8validate.dll"
-! imports "$work/vendored/consumer_static.exe" | grep -qi utf8validate ||
+! imports "$work/vendored/consumer_static.exe" | grep -i utf8validate >/dev/null ||
   fail "vendored consumer_static imports utf8validate.dll"
 run_consumer "C, vendored, shared" "$work/vendored/consumer_shared.exe" \
   "$(windows_path "$work/vendored/utf8validate/lib")"

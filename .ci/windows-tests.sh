@@ -45,7 +45,7 @@ if [ -z "$wine" ]; then
   echo "skipping the Windows tests (not in CI)"; exit 0
 fi
 for target in "$gnu" "$msvc"; do
-  rustup target list --installed | grep -qx "$target" || rustup target add "$target"
+  rustup target list --installed | grep -x "$target" >/dev/null || rustup target add "$target"
 done
 
 export CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER=x86_64-w64-mingw32-gcc
@@ -75,7 +75,7 @@ echo "== $gnu: the DLL's imports and exports (objdump -p)"
 x86_64-w64-mingw32-objdump -p "$lib_dir/utf8validate.dll" >"$out/dll-headers.txt"
 mapfile -t imports < <(sed -n 's/^[[:space:]]*DLL Name: //p' "$out/dll-headers.txt")
 echo "imports: ${imports[*]}"
-printf '%s\n' "${imports[@]}" | grep -qix 'kernel32\.dll' || fail "the DLL does not import KERNEL32.dll"
+printf '%s\n' "${imports[@]}" | grep -ix 'kernel32\.dll' >/dev/null || fail "the DLL does not import KERNEL32.dll"
 for dll in "${imports[@]}"; do
   shopt -s nocasematch
   [[ $dll =~ ^(kernel32|msvcrt|api-ms-win-crt-[a-z0-9-]+)\.dll$ ]] ||
@@ -149,7 +149,7 @@ for forced in "${backends[@]}"; do
   for link in dll static; do
     UTF8VALIDATE_BACKEND=$forced run_c "C suite, $link, $forced" \
       "$out/c_suite_$link.exe" --expect-version "$version"
-    tr -d '\r' <"$out/C_suite__${link}__${forced}.stdout" | grep -qxF "$want" ||
+    tr -d '\r' <"$out/C_suite__${link}__${forced}.stdout" | grep -xF "$want" >/dev/null ||
       fail "C suite, $link, $forced: no line \"$want\""
     UTF8VALIDATE_BACKEND=$forced run_c "guard pages, $link, $forced" "$out/guard_pages_$link.exe"
   done
