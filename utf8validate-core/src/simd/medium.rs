@@ -6,7 +6,9 @@ use super::ascii::is_ascii;
 use super::boundary::ends_inside_lanes;
 use super::rules::{Constants, FULL};
 use super::short::check_vectors_after;
-use super::tiers::{block_errors, block_errors_after, block_max, inner_block_errors};
+use super::tiers::{
+    block_errors, block_errors_after, block_max, failing_block, inner_block_errors,
+};
 use super::{Vector, BLOCK};
 
 /// Inputs up to this long are checked by [`check_medium`]; longer ones by the
@@ -106,7 +108,8 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
 /// After [`check_medium`] failed on a whole input `bytes` (`BLOCK < bytes.len() <=
 /// MEDIUM`): the offset of its first block whose error lanes are not all zero, or
 /// of its last block when none before it has any (the error is then in that block,
-/// or the input ends inside a sequence). Every check before that offset passed: the
+/// or the input ends inside a sequence): the first block here, the others by the
+/// tiered loop's [`failing_block`]. Every check before that offset passed: the
 /// answer's scalar machine starts from the last character boundary before it
 /// (`super::Answer::invalid`). A block, not the failing lane: the offset then comes
 /// from a branch, which the processor predicts and runs ahead of, not from the
@@ -119,22 +122,13 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
 #[inline(always)]
 pub(super) unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
     let p = bytes.as_ptr();
-    let last = bytes.len() - BLOCK;
     // SAFETY: the caller guarantees the CPU feature; the first block is `p..p +
-    // BLOCK`, and each block after it, at `at < last`, is read with the block
-    // before it, all inside `bytes`.
+    // BLOCK`, and the blocks from `BLOCK` (>= 3) on lie inside `bytes`.
     unsafe {
         let k = Constants::<V>::new();
         if block_errors_after(&k, p, V::splat(0)).any_nonzero() {
             return 0;
         }
-        let mut at = BLOCK;
-        while at < last {
-            if inner_block_errors(&k, p.add(at)).any_nonzero() {
-                return at;
-            }
-            at += BLOCK;
-        }
+        failing_block(&k, p, BLOCK, bytes.len())
     }
-    last
 }

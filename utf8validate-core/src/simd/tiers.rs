@@ -364,7 +364,7 @@ pub(super) unsafe fn block_max<V: Vector>(p: *const u8) -> V {
 /// `group >= 3` and `group..end` inside the input at `start`; the CPU feature of
 /// `V` must be present.
 #[inline(always)]
-unsafe fn failing_block<V: Vector>(
+pub(super) unsafe fn failing_block<V: Vector>(
     k: &Constants<V>,
     start: *const u8,
     group: usize,
