@@ -20,7 +20,7 @@ use std::thread;
 
 use utf8validate_core::Stream;
 
-use crate::scan::{map, WINDOW};
+use crate::scan::{read_at, windows};
 
 /// Files shorter than twice this are checked on one core; longer ones in parts of
 /// at least this many bytes. Below it the threads' start-up costs more than they
@@ -77,13 +77,11 @@ fn parts_valid(file: &File, len: u64, cuts: &[u64]) -> bool {
 }
 
 /// The number of continuation bytes (80-BF) at offset `at` of the `len` bytes of
-/// `file`, at most three; `None` when they cannot be mapped.
+/// `file`, at most three; `None` when they cannot be read.
 fn continuation_run(file: &File, at: u64, len: u64) -> Option<u64> {
-    let size = (len - at).min(3) as usize;
-    if size == 0 {
-        return Some(0);
-    }
-    let bytes = map(file, at, size).ok()?;
+    let mut bytes = [0u8; 3];
+    let bytes = bytes.get_mut(..(len - at).min(3) as usize)?;
+    read_at(file, bytes, at).ok()?;
     Some(
         bytes
             .iter()
@@ -93,19 +91,16 @@ fn continuation_run(file: &File, at: u64, len: u64) -> Option<u64> {
 }
 
 /// True iff the bytes `from..to` of `file`, as a whole input, are well-formed
-/// UTF-8: mapped a [`WINDOW`] at a time and fed to one [`Stream`].
+/// UTF-8: mapped a window at a time ([`windows`]) and fed to one [`Stream`].
 fn range_valid(file: &File, from: u64, to: u64) -> bool {
     let mut stream = Stream::new();
-    let mut at = from;
-    while at < to {
-        let size = (to - at).min(WINDOW as u64) as usize;
-        let Ok(window) = map(file, at, size) else {
+    for window in windows(file, from, to) {
+        let Ok((_, window)) = window else {
             return false;
         };
         if !stream.feed(&window) {
             return false;
         }
-        at += size as u64;
     }
     stream.finish().is_ok()
 }

@@ -173,26 +173,36 @@ fn scan_mapped(
         line_start: 0,
         counted_to: 0,
     };
-    let mut start = 0u64;
-    while start < len {
-        let size = (len - start).min(WINDOW as u64) as usize;
-        let window = match map(file, start, size) {
+    for (i, window) in windows(file, 0, len).enumerate() {
+        let (start, window) = match window {
             Ok(window) => window,
-            Err(_) if start == 0 => return Ok(None),
+            Err(_) if i == 0 => return Ok(None),
             Err(e) => return Err(e),
         };
         run.feed(&window, start, &mut lookup, on_error)?;
         if !run.going() {
             return Ok(Some(false));
         }
-        start += size as u64;
     }
     run.finish(&mut lookup, on_error).map(Some)
 }
 
+/// The bytes `from..to` of `file`, mapped a [`WINDOW`] at a time, in order, each
+/// with the offset of its first byte.
+pub(crate) fn windows(
+    file: &File,
+    from: u64,
+    to: u64,
+) -> impl Iterator<Item = io::Result<(u64, memmap2::Mmap)>> + '_ {
+    (from..to).step_by(WINDOW).map(move |start| {
+        let size = (to - start).min(WINDOW as u64) as usize;
+        map(file, start, size).map(|window| (start, window))
+    })
+}
+
 /// `size` bytes of `file` from `offset`, mapped read-only, to be read once from start
 /// to end.
-pub(crate) fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
+fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
     // SAFETY: the mapping is read-only and private to this process. Another process
     // that truncates the file while it is mapped makes reads past the new end fault
     // (SIGBUS), as for every program that maps files (`grep`, `rg`); nothing here
@@ -322,23 +332,17 @@ impl Lookup for FileBytes<'_> {
     }
 
     fn line_of(&mut self, byte: u64) -> io::Result<(u64, u64)> {
-        while self.counted_to < byte {
-            let size = (byte - self.counted_to).min(WINDOW as u64) as usize;
-            let window = map(self.file, self.counted_to, size)?;
-            count_lines(
-                &window,
-                self.counted_to,
-                &mut self.newlines,
-                &mut self.line_start,
-            );
-            self.counted_to += size as u64;
+        for window in windows(self.file, self.counted_to, byte) {
+            let (start, window) = window?;
+            count_lines(&window, start, &mut self.newlines, &mut self.line_start);
+            self.counted_to = start + window.len() as u64;
         }
         Ok((self.newlines, self.line_start))
     }
 }
 
 /// Reads exactly `buf.len()` bytes of `file` at `offset`.
-fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
+pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
     #[cfg(unix)]
     {
         std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
