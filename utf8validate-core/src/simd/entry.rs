@@ -5,8 +5,9 @@
 /// `$feature` (named `$name` in the docs): `first_error`, `validate`,
 /// `validate_chunk`, `validate_chunk_long`, `stream_feed` and `stream_feed_long`,
 /// which `crate::dispatch` caches, and the
-/// out-of-line `first_error_long`, `validate_long`, `first_error_tiered` and
-/// `tiered` (the generic `check_tiered`) they reach. Each is the generic function of
+/// out-of-line `first_error_long`, `validate_long`, `first_error_tiered`,
+/// `tiered` (the generic `check_tiered`), `validate_chunk_tiered` and
+/// `stream_feed_tiered` they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
@@ -76,7 +77,8 @@ macro_rules! entry_points {
         }
 
         /// [`validate_chunk`] for pieces longer than one block
-        /// ([`crate::simd::check_piece_long`]): a jump from the C entry point.
+        /// ([`crate::simd::check_piece_long`]): a jump from the C entry point, and
+        /// on to [`validate_chunk_tiered`] by another.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `len > simd::BLOCK`.
@@ -88,9 +90,33 @@ macro_rules! entry_points {
             len: usize,
         ) -> $crate::State {
             // SAFETY: as in `first_error`, and the caller's guarantee that
-            // `len > BLOCK`.
+            // `len > BLOCK`; `validate_chunk_tiered` gets the piece back unchanged
+            // when it is longer than `MEDIUM`.
             unsafe {
                 $crate::simd::check_piece_long::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    $crate::piece::ReturnState,
+                    |state, bytes, _| validate_chunk_tiered(state, bytes.as_ptr(), bytes.len()),
+                )
+            }
+        }
+
+        /// [`validate_chunk`] for pieces longer than four blocks
+        /// ([`crate::simd::check_piece_tiered`]), out of line.
+        ///
+        /// # Safety
+        /// As for [`first_error`], `state` is not ERROR and `len > 4 * simd::BLOCK`.
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe extern "C" fn validate_chunk_tiered(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+        ) -> $crate::State {
+            // SAFETY: as in `first_error`, and the caller's guarantee on `len`.
+            unsafe {
+                $crate::simd::check_piece_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::piece::ReturnState,
@@ -123,7 +149,7 @@ macro_rules! entry_points {
         }
 
         /// [`stream_feed`] for pieces longer than one block: a jump from the C
-        /// entry point.
+        /// entry point, and on to [`stream_feed_tiered`] by another.
         ///
         /// # Safety
         /// As for [`validate_chunk_long`].
@@ -138,6 +164,31 @@ macro_rules! entry_points {
             // SAFETY: as in `validate_chunk_long`.
             unsafe {
                 $crate::simd::check_piece_long::<$V, _>(
+                    state,
+                    core::slice::from_raw_parts(ptr, len),
+                    stream,
+                    |state, bytes, stream| {
+                        stream_feed_tiered(state, bytes.as_ptr(), bytes.len(), stream)
+                    },
+                )
+            }
+        }
+
+        /// [`stream_feed`] for pieces longer than four blocks, out of line.
+        ///
+        /// # Safety
+        /// As for [`validate_chunk_tiered`].
+        #[target_feature(enable = $feature)]
+        #[inline(never)]
+        unsafe extern "C" fn stream_feed_tiered(
+            state: $crate::State,
+            ptr: *const u8,
+            len: usize,
+            stream: &mut $crate::Stream,
+        ) -> bool {
+            // SAFETY: as in `validate_chunk_tiered`.
+            unsafe {
+                $crate::simd::check_piece_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     stream,

@@ -101,7 +101,7 @@ pub(crate) mod x86;
 pub(crate) use answer::Answer;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
-pub(crate) use piece::{check_piece, check_piece_long};
+pub(crate) use piece::{check_piece, check_piece_long, check_piece_tiered};
 pub(crate) use short::check;
 pub(crate) use vector::Vector;
 

@@ -14,6 +14,7 @@ use super::long::{check_tiered, leading_ascii};
 use super::medium::{check_medium, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
 use super::{Vector, BLOCK};
+use crate::hint::cold_path;
 use crate::piece::{checked_piece_state, PieceEnd, PIECE_FROM};
 use crate::sequence::open_state;
 use crate::state_machine::State;
@@ -45,7 +46,12 @@ pub(crate) unsafe fn check_piece<V: Vector, E: PieceEnd>(
     }
 }
 
-/// [`check_piece`] for a piece longer than one block, by [`check_open_long`].
+/// [`check_piece`] for a piece longer than one block: up to [`MEDIUM`] bytes by
+/// [`check_medium`], as for a whole input but with the carried state's lead byte
+/// before the first block and the end left open. A longer piece goes to `tiered`,
+/// the back end's `validate_chunk_tiered` or `stream_feed_tiered`
+/// ([`check_piece_tiered`]), out of line and reached by a jump, so that the
+/// pieces of a few blocks neither share its set-up nor save registers for it.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
@@ -56,14 +62,41 @@ pub(crate) unsafe fn check_piece_long<V: Vector, E: PieceEnd>(
     state: State,
     bytes: &[u8],
     end: E,
+    tiered: impl FnOnce(State, &[u8], E) -> E::Output,
 ) -> E::Output {
     // SAFETY: the caller guarantees the length.
     unsafe { core::hint::assert_unchecked(bytes.len() > BLOCK) };
+    if bytes.len() > MEDIUM {
+        // Not rare, but for the layout: the pieces of a few blocks then run
+        // without a taken branch (a long piece pays one jump, next to its work).
+        cold_path();
+        return tiered(state, bytes, end);
+    }
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the CPU feature and `BLOCK < len <= MEDIUM`.
+    let passed = unsafe { check_medium::<V, true>(before::<V>(state), bytes) };
+    end.end(bytes, checked_piece_state(last, passed))
+}
+
+/// [`check_piece`] for a piece longer than [`MEDIUM`], by [`check_open_tiered`].
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() > MEDIUM`. Call it
+/// only from a function compiled with that feature, so that this body is inlined
+/// and compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn check_piece_tiered<V: Vector, E: PieceEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(bytes.len() > MEDIUM) };
     let last = open_state(bytes);
     // SAFETY: forwarded caller contract.
     end.end(
         bytes,
-        checked_piece_state(last, unsafe { check_open_long::<V>(state, bytes) }),
+        checked_piece_state(last, unsafe { check_open_tiered::<V>(state, bytes) }),
     )
 }
 
@@ -114,24 +147,19 @@ unsafe fn check_open<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
     }
 }
 
-/// The check of a piece longer than one block, as for a whole input but with the
-/// carried state's lead byte before the first block and the end left open: up to
-/// [`MEDIUM`] bytes by [`check_medium`]; longer pieces have their leading ASCII
-/// skipped, then the tiered loop.
+/// The check of a piece longer than [`MEDIUM`], as for a whole input but with
+/// the carried state's lead byte before the first block and the end left open:
+/// its leading ASCII skipped, then the tiered loop.
 ///
 /// # Safety
-/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`. Call it only
-/// from a function compiled with that feature, so that this body is inlined and
-/// compiled with it.
+/// The CPU feature of `V` must be present, and `bytes.len() > MEDIUM`. Call it
+/// only from a function compiled with that feature, so that this body is inlined
+/// and compiled with it.
 #[inline(always)]
-unsafe fn check_open_long<V: Vector>(state: State, bytes: &[u8]) -> bool {
-    let len = bytes.len();
-    // SAFETY: the caller guarantees the CPU feature and `BLOCK < len`.
+unsafe fn check_open_tiered<V: Vector>(state: State, bytes: &[u8]) -> bool {
+    // SAFETY: the caller guarantees the CPU feature and `MEDIUM < len`.
     unsafe {
         let before = before::<V>(state);
-        if len <= MEDIUM {
-            return check_medium::<V, true>(before, bytes);
-        }
         // The leading ASCII whatever the state (a branch on the state would
         // mispredict whenever it changes): ASCII right after a carried sequence
         // is wrong, and a carried sequence's continuation bytes are not ASCII, so
