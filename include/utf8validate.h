@@ -183,7 +183,8 @@ typedef struct {
    * three bytes fed, the last one highest (zeros stand for bytes before the
    * first), which hold the lead byte of the sequence the input so far ends
    * inside, if any. On a character boundary they are not needed, and may be
-   * zeros instead. One field, so that a piece writes it with one store.
+   * zeros instead. One field, so that a piece writes it with one store. Once
+   * `failed` is set, ERROR.
    */
   uint32_t end;
   /**

@@ -65,7 +65,8 @@ pub struct Stream {
     /// three bytes fed, the last one highest (zeros stand for bytes before the
     /// first), which hold the lead byte of the sequence the input so far ends
     /// inside, if any. On a character boundary they are not needed, and may be
-    /// zeros instead. One field, so that a piece writes it with one store.
+    /// zeros instead. One field, so that a piece writes it with one store. Once
+    /// `failed` is set, ERROR.
     end: u32,
     /// Private. 1 once an ill-formed sequence was seen, else 0.
     failed: u8,
@@ -162,15 +163,13 @@ impl Stream {
         bytes: &[u8],
         back_end: impl FnOnce(State, &[u8], &mut Stream) -> bool,
     ) -> bool {
-        if self.failed != 0 {
-            return false;
-        }
-        // A load each for `failed` and the state: a load wider than the last
-        // piece's store of `end` would wait for that store to reach the cache.
+        // The state's byte alone (a load wider than the last piece's store of
+        // `end` would wait for that store to reach the cache).
         if self.end as u8 >= State::Error as u8 {
-            // ERROR, or a value that names no state (in a struct a C caller wrote
-            // over): the exact path decides. Tested on the stored byte, so that
-            // the conversion below needs no clamp.
+            // ERROR, which a failed stream keeps (`fail`), or a value that names
+            // no state (in a struct a C caller wrote over): the exact path
+            // decides, and answers a failed stream at once. Tested on the stored
+            // byte, so that the conversion below needs no clamp.
             cold_path();
             return self.feed_exactly(bytes);
         }
@@ -272,10 +271,14 @@ impl Stream {
 
     /// [`feed`](Self::feed) for a piece that holds an ill-formed sequence (or ends one
     /// the carried bytes started): finds the first error exactly, with the offset,
-    /// kind and maximal-subpart length [`crate::check`] gives. Returns the verdict.
+    /// kind and maximal-subpart length [`crate::check`] gives. Returns the verdict:
+    /// at once for a stream that has already failed, whose pieces are not read.
     #[cold]
     #[inline(never)]
     fn feed_exactly(&mut self, bytes: &[u8]) -> bool {
+        if self.failed != 0 {
+            return false;
+        }
         let rest = match self.complete_pending(bytes) {
             Some(rest) => rest,
             None => return self.failed == 0,
@@ -346,8 +349,13 @@ impl Stream {
         }
     }
 
+    /// Records `error` as the stream's first error. The state becomes ERROR, so
+    /// that [`feed_with`](Self::feed_with) tests one byte, not two, before the
+    /// pieces that follow (and sends them to the exact path, which answers false);
+    /// the last bytes are no longer needed.
     fn fail(&mut self, error: Utf8Error) {
         self.failed = 1;
+        self.end = State::Error as u32;
         self.error_offset = error.offset;
         self.error_length = error.length.min(usize::from(u8::MAX)) as u8;
         self.error_kind = error.kind as u8;
