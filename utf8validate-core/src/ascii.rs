@@ -7,6 +7,9 @@ pub(crate) const SHORT: usize = 64;
 #[cfg(simd_back_end)]
 const _: () = assert!(SHORT == crate::simd::BLOCK);
 
+/// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
+pub(crate) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
 /// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the test that
 /// answers short ASCII input (a whole input, or a piece of data in pieces) before
 /// any vector check. On x86 with overlapping loads ([`short_ascii_sse2`]), one
@@ -81,7 +84,7 @@ fn tiny_ascii(bytes: &[u8]) -> bool {
     } else {
         bytes.iter().fold(0, |any, &b| any | u64::from(b))
     };
-    any & 0x8080_8080_8080_8080 == 0
+    any & HIGH_BITS == 0
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@
 //!
 //! Nothing here allocates, and every read is inside the given slice.
 
+use crate::ascii::HIGH_BITS;
 use crate::piece::{checked_piece_state, PieceEnd, ReturnState};
 #[cfg(simd_back_end)]
 use crate::sequence::boundary_at_or_before;
@@ -31,8 +32,6 @@ const SLOT_BITS: u32 = 6;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 /// Bytes per block of the block loop (and of the ASCII fast path).
 const SCAN_BLOCK: usize = 16;
-/// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
-const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The slot of `state` (the shift amount that selects its entry in a row).
 #[inline]
