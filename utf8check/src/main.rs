@@ -39,8 +39,11 @@ use clap::Parser;
 mod parallel;
 mod report;
 mod scan;
+mod shrink;
+mod sizes;
 
 use scan::{Found, Options, Scanner};
+use sizes::Sizes;
 
 const EXIT_CODES: &str = "\
 Output:
@@ -126,9 +129,16 @@ struct OutputFailed(io::Error);
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let sizes = match Sizes::from_env() {
+        Ok(sizes) => sizes,
+        Err(e) => {
+            eprintln!("utf8check: {e}");
+            return ExitCode::from(Outcome::Unreadable as u8);
+        }
+    };
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let result = run(&cli, &mut out).and_then(|worst| match out.flush() {
+    let result = run(&cli, sizes, &mut out).and_then(|worst| match out.flush() {
         Ok(()) => Ok(worst),
         Err(e) => Err(OutputFailed(e)),
     });
@@ -143,14 +153,14 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: &Cli, out: &mut dyn Write) -> Result<Outcome, OutputFailed> {
+fn run(cli: &Cli, sizes: Sizes, out: &mut dyn Write) -> Result<Outcome, OutputFailed> {
     let stdin_only = [OsString::from("-")];
     let files = if cli.files.is_empty() {
         &stdin_only[..]
     } else {
         &cli.files[..]
     };
-    let mut scanner = Scanner::new();
+    let mut scanner = Scanner::new(sizes);
     let mut worst = Outcome::Valid;
     for file in files {
         worst = worst.max(check_one(cli, &mut scanner, file, out)?);
@@ -191,6 +201,10 @@ fn check_one(
         all: cli.all && mode != Mode::Silent,
     };
 
+    // What the inputs before this one gave is out before a fault could end the
+    // process (see `shrink`).
+    out.flush().map_err(OutputFailed)?;
+
     // Output errors are kept apart from read errors: the first stops everything, the
     // second only this input.
     let mut output_error: Option<io::Error> = None;
@@ -212,6 +226,7 @@ fn check_one(
         })
     };
 
+    let watch = shrink::Watch::new(&name);
     let scanned = if is_stdin {
         scan_stdin(scanner, opts, &mut on_error)
     } else {
@@ -220,6 +235,7 @@ fn check_one(
             Err(e) => Err(e),
         }
     };
+    drop(watch);
     if let Some(e) = output_error {
         return Err(OutputFailed(e));
     }

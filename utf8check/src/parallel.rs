@@ -4,10 +4,11 @@
 //! Checking a file that sits in the page cache is bound by how fast one core can
 //! draw bytes from memory (about 12 GB/s on the machines BENCHMARKS.md names),
 //! and a second core draws about as much again. So a large file is cut into one
-//! part per core, each checked on its own thread from its own mapping. Only the
-//! verdict comes from here: when a part is not valid (or cannot be mapped), the
-//! caller scans the file in order as before, which finds and reports each error
-//! exactly where a scan in one piece would.
+//! part per core ([`cuts`]: the parts cover the file exactly, whatever its length
+//! and the number of cores), each checked on its own thread from its own mapping.
+//! Only the verdict comes from here: when a part is not valid (or cannot be
+//! mapped), the caller scans the file in order as before, which finds and reports
+//! each error exactly where a scan in one piece would.
 //!
 //! Each cut is moved forward past the continuation bytes at it (at most three),
 //! which finish the character the part before holds: the parts then start on
@@ -21,30 +22,43 @@ use std::thread;
 use utf8validate_core::Stream;
 
 use crate::scan::{read_at, windows};
-
-/// Files shorter than twice this are checked on one core; longer ones in parts of
-/// at least this many bytes. Below it the threads' start-up costs more than they
-/// save.
-pub const PART_FROM: u64 = 64 << 20;
+use crate::sizes::Sizes;
 
 /// True iff the `len` bytes of `file` (a regular file) are well-formed UTF-8, found
-/// by checking parts of it on up to [`thread::available_parallelism`] threads.
-/// False when they are not, and whenever it cannot tell (one core, a file shorter
-/// than two parts, a part that cannot be mapped): the caller then scans the file.
-pub fn valid_in_parallel(file: &File, len: u64) -> bool {
-    let cores = thread::available_parallelism().map_or(1, usize::from) as u64;
-    let parts = cores.min(len / PART_FROM);
+/// by checking parts of at least `sizes.part` bytes on up to `sizes.threads`
+/// threads. False when they are not, and whenever it cannot tell (one thread, a
+/// file shorter than two parts, a part that cannot be mapped): the caller then
+/// scans the file.
+pub fn valid_in_parallel(file: &File, len: u64, sizes: &Sizes) -> bool {
+    let parts = (sizes.threads as u64).min(len / sizes.part);
     if parts < 2 {
         return false;
     }
-    let cuts: Vec<u64> = (0..=parts).map(|i| len / parts * i).collect();
-    parts_valid(file, len, &cuts)
+    parts_valid(file, len, &cuts(len, parts), sizes)
+}
+
+/// Where `parts` parts of a file of `len` bytes begin, and `len` last: `parts + 1`
+/// offsets from 0 to `len`, the parts' lengths differing by at most one byte, so
+/// that the parts cover `[0, len)` exactly.
+fn cuts(len: u64, parts: u64) -> Vec<u64> {
+    // In u128: `len * i` does not fit in u64 for files over 2^64 / parts bytes.
+    let cuts: Vec<u64> = (0..=parts)
+        .map(|i| (u128::from(len) * u128::from(i) / u128::from(parts)) as u64)
+        .collect();
+    debug_assert!(
+        cuts.first() == Some(&0)
+            && cuts.last() == Some(&len)
+            && cuts.windows(2).all(|p| p[0] <= p[1]),
+        "the parts of {len} bytes do not cover it: {cuts:?}"
+    );
+    cuts
 }
 
 /// True iff every part `cuts[i]..cuts[i + 1]` of the `len` bytes of `file` (each cut
-/// moved past the continuation bytes at it) is well-formed UTF-8, each checked on a
-/// thread of its own. `cuts` starts at 0, ends at `len` and does not decrease.
-fn parts_valid(file: &File, len: u64, cuts: &[u64]) -> bool {
+/// moved past the continuation bytes at it) is well-formed UTF-8: the first checked
+/// on this thread, each other one on a thread of its own. `cuts` starts at 0, ends
+/// at `len` and does not decrease.
+fn parts_valid(file: &File, len: u64, cuts: &[u64], sizes: &Sizes) -> bool {
     let Some(starts) = cuts
         .iter()
         // (The start of the file has nothing before it to finish.)
@@ -56,23 +70,36 @@ fn parts_valid(file: &File, len: u64, cuts: &[u64]) -> bool {
     else {
         return false;
     };
+    debug_assert!(
+        starts.first() == Some(&0) && starts.last() == Some(&len),
+        "the parts do not cover [0, {len}): {starts:?}"
+    );
+    sizes.trace(format_args!("parts {starts:?}"));
+    let parts: Vec<(u64, u64)> = starts
+        .windows(2)
+        .map(|part| (part[0], part[1].max(part[0])))
+        .collect();
+    let Some((&(from, to), others)) = parts.split_first() else {
+        return true;
+    };
     thread::scope(|scope| {
-        let checks: Vec<_> = starts
-            .windows(2)
-            .map(|part| {
-                let (from, to) = (part[0], part[1].max(part[0]));
+        let checks: Vec<_> = others
+            .iter()
+            .map(|&(from, to)| {
                 // A thread the system cannot start (a limit on threads or address
                 // space) is a part that cannot be told.
-                thread::Builder::new().spawn_scoped(scope, move || range_valid(file, from, to))
+                thread::Builder::new()
+                    .spawn_scoped(scope, move || range_valid(file, from, to, sizes))
             })
             .collect();
+        let first = range_valid(file, from, to, sizes);
         // Every thread is joined before the answer; one that could not start or
         // panicked counts as "cannot tell".
         let answers: Vec<bool> = checks
             .into_iter()
             .map(|check| check.is_ok_and(|thread| thread.join().unwrap_or(false)))
             .collect();
-        answers.into_iter().all(|valid| valid)
+        first && answers.into_iter().all(|valid| valid)
     })
 }
 
@@ -91,13 +118,15 @@ fn continuation_run(file: &File, at: u64, len: u64) -> Option<u64> {
 }
 
 /// True iff the bytes `from..to` of `file`, as a whole input, are well-formed
-/// UTF-8: mapped a window at a time ([`windows`]) and fed to one [`Stream`].
-fn range_valid(file: &File, from: u64, to: u64) -> bool {
+/// UTF-8: mapped `sizes.window` bytes at a time ([`windows`]) and fed to one
+/// [`Stream`].
+fn range_valid(file: &File, from: u64, to: u64, sizes: &Sizes) -> bool {
     let mut stream = Stream::new();
-    for window in windows(file, from, to) {
-        let Ok((_, window)) = window else {
+    for window in windows(file, from, to, sizes.window) {
+        let Ok((start, window)) = window else {
             return false;
         };
+        sizes.trace(format_args!("part window {start} {}", window.len()));
         if !stream.feed(&window) {
             return false;
         }
@@ -134,10 +163,70 @@ mod tests {
         }
     }
 
+    /// Small windows, so that parts span several.
+    fn small() -> Sizes {
+        Sizes {
+            window: 5,
+            ..Sizes::defaults()
+        }
+    }
+
+    #[test]
+    fn the_parts_cover_every_byte_exactly_once() {
+        for len in (0..200).chain([u64::MAX / 3, u64::MAX - 1, u64::MAX]) {
+            for parts in 1..=17 {
+                let cuts = cuts(len, parts);
+                assert_eq!(cuts.len() as u64, parts + 1);
+                assert_eq!((cuts[0], cuts[parts as usize]), (0, len), "{len} {parts}");
+                for part in cuts.windows(2) {
+                    // As even as can be: len / parts or one byte more.
+                    assert!(part[1] - part[0] >= len / parts, "{len} {parts}: {cuts:?}");
+                    assert!(
+                        part[1] - part[0] - len / parts <= 1,
+                        "{len} {parts}: {cuts:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Every length from 0 to 60 bytes, cut into parts of 3 bytes or more on 1 to 16
+    /// threads, with an ill-formed sequence in the last bytes or none: the verdict
+    /// of std (an invalid file is false; so is a valid one that is not cut, for
+    /// the caller to scan).
+    #[test]
+    fn the_verdict_of_std_at_every_length_and_thread_count() {
+        let text = "a\u{e9}\u{20ac}\u{1F600}".repeat(6).into_bytes();
+        let tails: &[&[u8]] = &[b"", b"\xFF", b"\xED\xA0"];
+        for len in 0..=text.len() {
+            for tail in tails {
+                let mut bytes = text[..len].to_vec();
+                bytes.extend_from_slice(tail);
+                let file = TempFile::new(&bytes);
+                let whole = std::str::from_utf8(&bytes).is_ok();
+                for threads in [1, 2, 3, 16] {
+                    let sizes = Sizes {
+                        threads,
+                        part: 3,
+                        ..Sizes::defaults()
+                    };
+                    let len = bytes.len() as u64;
+                    let cut = threads >= 2 && len >= 6;
+                    assert_eq!(
+                        valid_in_parallel(&file.1, len, &sizes),
+                        whole && cut,
+                        "{threads} threads, {bytes:02X?}"
+                    );
+                }
+            }
+        }
+    }
+
     /// Text with characters of every length, and with one ill-formed sequence of
     /// each kind put at each offset near a cut.
     #[test]
     fn every_cut_gives_the_verdict_of_std() {
+        let sizes = small();
         let text = "ab\u{e9}\u{20ac}\u{1F600}cd\u{436}\u{4e2d}"
             .repeat(8)
             .into_bytes();
@@ -163,14 +252,18 @@ mod tests {
             let len = bytes.len() as u64;
             for cut in 0..=len {
                 assert_eq!(
-                    parts_valid(&file.1, len, &[0, cut, len]),
+                    parts_valid(&file.1, len, &[0, cut, len], &sizes),
                     want,
                     "cut at {cut} of {bytes:02X?}"
                 );
             }
             for cut in (0..len).step_by(7) {
                 let cuts = [0, cut, (cut + 5).min(len), (cut + 6).min(len), len];
-                assert_eq!(parts_valid(&file.1, len, &cuts), want, "cuts {cuts:?}");
+                assert_eq!(
+                    parts_valid(&file.1, len, &cuts, &sizes),
+                    want,
+                    "cuts {cuts:?}"
+                );
             }
         }
     }

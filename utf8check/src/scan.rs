@@ -2,10 +2,13 @@
 //! which checks data in pieces from the state the piece before left.
 //!
 //! A regular file (named, or standard input redirected from one) is mapped into
-//! memory a [`WINDOW`] at a time, so its bytes are never copied and memory use does
-//! not depend on its size; where mapping fails (an address-space limit, say) it is
-//! read instead. Anything else (pipes, terminals, `/dev/stdin` on a pipe) is read in
-//! blocks of [`READ_SIZE`] bytes into one buffer reused for every input.
+//! memory a window at a time ([`Sizes::window`]), so its bytes are never copied and
+//! memory use does not depend on its size; where mapping fails (an address-space
+//! limit, say) it is read instead. A file that grows while it is checked is checked
+//! to its new end, as a reader would; one that shrinks has no verdict (an error, or
+//! `crate::shrink`'s message). Anything else (pipes, terminals, `/dev/stdin` on a
+//! pipe) is read in blocks of at most [`Sizes::read`] bytes into one buffer reused
+//! for every input.
 //!
 //! A valid input costs one check of its bytes and nothing else: lines and columns
 //! are counted only when an error must be reported (in a mapped file, by mapping
@@ -22,11 +25,8 @@ use memmap2::MmapOptions;
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
 use crate::parallel;
+use crate::sizes::Sizes;
 
-/// Bytes read per block from a stream.
-pub const READ_SIZE: usize = 256 * 1024;
-/// Bytes of a regular file mapped at a time.
-pub const WINDOW: usize = 64 << 20;
 /// Bytes of context kept before an error for the hex dump (as `isutf8 -v`).
 pub const BEFORE: usize = 8;
 /// Bytes of context shown from the first byte of an error on (as `isutf8 -v`).
@@ -66,8 +66,10 @@ pub struct Options {
     pub all: bool,
 }
 
-/// Reusable state for scanning inputs: the block buffer of streams.
+/// Reusable state for scanning inputs: the sizes that cut them, and the block
+/// buffer of streams.
 pub struct Scanner {
+    sizes: Sizes,
     buf: Vec<u8>,
 }
 
@@ -75,10 +77,13 @@ pub struct Scanner {
 pub type OnError<'a> = dyn FnMut(&Found) -> io::Result<()> + 'a;
 
 impl Scanner {
-    /// A scanner with its buffer allocated once.
-    pub fn new() -> Scanner {
+    /// A scanner that cuts inputs by `sizes`, with its buffer allocated once: room
+    /// for the bytes held back from the block before ([`AFTER`]), for reads until
+    /// more than [`AFTER`] new bytes are in, and for one more read.
+    pub fn new(sizes: Sizes) -> Scanner {
         Scanner {
-            buf: vec![0; READ_SIZE + AFTER],
+            sizes,
+            buf: vec![0; 2 * AFTER + sizes.read],
         }
     }
 
@@ -95,12 +100,17 @@ impl Scanner {
         // A regular file that reports size 0 may still have bytes (/proc, sysfs):
         // only a non-empty size is trusted for mapping; the rest is read.
         if meta.is_file() && meta.len() > 0 {
-            // A large file that is valid is answered by all cores at once; any other
-            // is scanned in order, which reports where and why it is not.
-            if parallel::valid_in_parallel(file, meta.len()) {
-                return Ok(true);
-            }
-            if let Some(valid) = scan_mapped(file, meta.len(), opts, on_error)? {
+            let len = meta.len();
+            // A large file that is valid is answered by all cores at once, which
+            // leaves only what was added to it meanwhile; any other is scanned in
+            // order, which reports where and why it is not valid.
+            let checked = if parallel::valid_in_parallel(file, len, &self.sizes) {
+                len
+            } else {
+                0
+            };
+            let mapped = scan_mapped(file, checked, len, self.sizes, opts, on_error)?;
+            if let Some(valid) = mapped {
                 return Ok(valid);
             }
         }
@@ -114,20 +124,27 @@ impl Scanner {
         opts: Options,
         on_error: &mut OnError<'_>,
     ) -> io::Result<bool> {
-        let mut run = Run::new(opts);
+        let mut run = Run::new(opts, 0);
         let mut seen = Seen::new(opts.positions);
         // buf[..held] is the last AFTER bytes of the previous block, not yet fed: a
         // report of an error right before them shows them in its dump.
         let mut held = 0usize;
         loop {
             // One read, checked at once: a pipe's writer goes on filling it
-            // meanwhile (waiting for a whole block would stall the writer).
+            // meanwhile (waiting for a whole block would stall the writer). More
+            // reads only while no more than the bytes held back are in; the buffer
+            // has room for `sizes.read` more bytes until then.
             let mut filled = held;
             let mut eof = false;
             while filled <= held + AFTER && !eof {
-                match input.read(&mut self.buf[filled..]) {
+                let room = (filled + self.sizes.read).min(self.buf.len());
+                debug_assert!(room > filled, "no room to read into");
+                match input.read(&mut self.buf[filled..room]) {
                     Ok(0) => eof = true,
-                    Ok(n) => filled += n,
+                    Ok(n) => {
+                        self.sizes.trace(format_args!("read {n}"));
+                        filled += n;
+                    }
                     Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                     Err(e) => return Err(e),
                 }
@@ -157,45 +174,70 @@ impl Scanner {
     }
 }
 
-/// Scans a regular file of `len` bytes mapped a [`WINDOW`] at a time. `Ok(None)` when
-/// its first window cannot be mapped (the caller then reads it).
+/// Scans a regular file of `len` bytes whose first `checked` bytes are known to be
+/// well-formed (0, or all of them), mapped `sizes.window` bytes at a time, and then
+/// what was added to it meanwhile. `Ok(None)` when nothing could be mapped (the
+/// caller then reads it); an error when it lost bytes while it was checked.
 fn scan_mapped(
     file: &File,
+    checked: u64,
     len: u64,
+    sizes: Sizes,
     opts: Options,
     on_error: &mut OnError<'_>,
 ) -> io::Result<Option<bool>> {
-    let mut run = Run::new(opts);
+    // A well-formed beginning ends on a character boundary: a new stream goes on
+    // from there.
+    let mut run = Run::new(opts, checked);
     let mut lookup = FileBytes {
         file,
         len,
+        window: sizes.window,
         newlines: 0,
         line_start: 0,
         counted_to: 0,
     };
-    for (i, window) in windows(file, 0, len).enumerate() {
-        let (start, window) = match window {
-            Ok(window) => window,
-            Err(_) if i == 0 => return Ok(None),
-            Err(e) => return Err(e),
-        };
-        run.feed(&window, start, &mut lookup, on_error)?;
-        if !run.going() {
-            return Ok(Some(false));
+    let (mut checked, mut mapped_any) = (checked, false);
+    loop {
+        for window in windows(file, checked, lookup.len, sizes.window) {
+            let (start, window) = match window {
+                Ok(window) => window,
+                Err(_) if !mapped_any => return Ok(None),
+                Err(e) => return Err(e),
+            };
+            mapped_any = true;
+            sizes.trace(format_args!("window {start} {}", window.len()));
+            run.feed(&window, start, &mut lookup, on_error)?;
+            if !run.going() {
+                return Ok(Some(false));
+            }
         }
+        checked = lookup.len;
+        // The size it had when it was measured is not the size it has now when
+        // another process writes to it.
+        let now = file.metadata()?.len();
+        if now == checked {
+            break;
+        }
+        if now < checked {
+            return Err(io::Error::other(crate::shrink::MESSAGE));
+        }
+        sizes.trace(format_args!("grew to {now}"));
+        lookup.len = now;
     }
     run.finish(&mut lookup, on_error).map(Some)
 }
 
-/// The bytes `from..to` of `file`, mapped a [`WINDOW`] at a time, in order, each
+/// The bytes `from..to` of `file`, mapped `window` bytes at a time, in order, each
 /// with the offset of its first byte.
 pub(crate) fn windows(
     file: &File,
     from: u64,
     to: u64,
+    window: usize,
 ) -> impl Iterator<Item = io::Result<(u64, memmap2::Mmap)>> + '_ {
-    (from..to).step_by(WINDOW).map(move |start| {
-        let size = (to - start).min(WINDOW as u64) as usize;
+    (from..to).step_by(window).map(move |start| {
+        let size = (to - start).min(window as u64) as usize;
         map(file, start, size).map(|window| (start, window))
     })
 }
@@ -205,8 +247,8 @@ pub(crate) fn windows(
 fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
     // SAFETY: the mapping is read-only and private to this process. Another process
     // that truncates the file while it is mapped makes reads past the new end fault
-    // (SIGBUS), as for every program that maps files (`grep`, `rg`); nothing here
-    // keeps references into the mapping beyond this window.
+    // (SIGBUS, which `crate::shrink` turns into an error message and exit status
+    // 2); nothing here keeps references into the mapping beyond this window.
     let window = unsafe { MmapOptions::new().offset(offset).len(size).map(file)? };
     #[cfg(unix)]
     let _ = window.advise(memmap2::Advice::Sequential);
@@ -232,11 +274,12 @@ struct Run {
 }
 
 impl Run {
-    fn new(opts: Options) -> Run {
+    /// The checking of an input from its byte `base` on (a character boundary).
+    fn new(opts: Options, base: u64) -> Run {
         Run {
             opts,
             stream: Stream::new(),
-            base: 0,
+            base,
             valid: true,
         }
     }
@@ -318,6 +361,8 @@ impl Run {
 struct FileBytes<'a> {
     file: &'a File,
     len: u64,
+    /// Bytes mapped at a time to count lines.
+    window: usize,
     newlines: u64,
     line_start: u64,
     counted_to: u64,
@@ -332,7 +377,7 @@ impl Lookup for FileBytes<'_> {
     }
 
     fn line_of(&mut self, byte: u64) -> io::Result<(u64, u64)> {
-        for window in windows(self.file, self.counted_to, byte) {
+        for window in windows(self.file, self.counted_to, byte, self.window) {
             let (start, window) = window?;
             count_lines(&window, start, &mut self.newlines, &mut self.line_start);
             self.counted_to = start + window.len() as u64;
