@@ -15,16 +15,23 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
 - error messages, a function call in EXPR refused without calling it, a callback
   whose bytes cannot be read, the library missing, the installed layout
   (share/utf8validate/{lldb,debugger}, lib/);
-- the lldb sessions of docs/debugging.md, run as written, print what it shows.
+- the lldb sessions of docs/debugging.md, run as written, print what it shows;
+- buffers larger than any piece utf8-check reads at once (c-tests/gdb/pages.c): C
+  strings of many pages with an ill-formed sequence of every kind at the ends of each
+  page-sized read and across page boundaries, around the 1 MiB limit, LENs of several
+  MiB, LENs into unmapped memory, arrays; live and on a core file, against Python's
+  bytes.decode (`test_pages`).
 
 Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
-sources, repeated below. Run by .ci/lldb-tests.sh, which builds the library first.
+sources, repeated below (pages.c's, written by this test, with bytes.decode). Run by
+.ci/lldb-tests.sh, which builds the library first.
 """
 
 import glob
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
@@ -520,6 +527,456 @@ def test_installed_layout(requests):
           "the library is taken from PREFIX/lib", out)
 
 
+# --- Input larger than any piece utf8-check reads at once: c-tests/gdb/pages.c ------
+#
+# The extension (debugger/utf8validate_debugger.py) reads a C string in blocks that
+# never cross a PAGE boundary, looking for its NUL in at most MAX_CSTRING bytes; an
+# explicit LEN (at most MAX_LENGTH) at once, and when that fails page by page to name
+# the first unreadable byte. pages.c places buffers that this test describes at known
+# offsets from page boundaries (each on the heap before an unmapped page, or on the
+# stack); every answer is checked against Python's bytes.decode on the bytes the test
+# wrote, with the kind from the bytes at the error (`classify`). The same cases as
+# c-tests/tests/gdb.rs (`page_cases`).
+
+# The extension's block size and limits.
+PAGE = 4096
+MAX_CSTRING = 1 << 20
+MAX_LENGTH = 256 << 20
+MIB = 1 << 20
+# pages.c's filler: "aé€😀", characters of 1 to 4 bytes in 10 bytes, so that page
+# boundaries (4096 apart) cut them at every place in turn.
+PATTERN = b"a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80"
+# Where PATTERN's characters start (positions modulo 10).
+PATTERN_STARTS = (0, 1, 3, 6)
+# An ill-formed sequence of every kind. The last two are truncated where they end the
+# input, and miss a continuation byte elsewhere.
+ILL_FORMED = [
+    b"\x80",  # a continuation byte without a lead
+    b"\xC0",  # invalid leads: overlong 2-byte forms,
+    b"\xC1",
+    b"\xF5",  # above U+10FFFF,
+    b"\xFF",  # never used
+    b"\xE0\x80\xAF",  # overlong 3-byte form of U+002F
+    b"\xF0\x80\x80\xAF",  # overlong 4-byte form of U+002F
+    b"\xED\xA0\x80",  # the surrogate U+D800
+    b"\xF4\x90\x80\x80",  # U+110000
+    b"\xE2\x82\x41",  # a missing continuation byte (E2 82 AC is U+20AC)
+    b"\xE2\x82",  # truncated U+20AC
+    b"\xF0\x9F\x98",  # truncated U+1F600
+]
+
+# The messages of the error kinds (include/utf8validate.h, utf8_error_kind_message).
+KIND_MESSAGES = {
+    "unexpected_continuation": "A continuation byte (80-BF) appears where a lead byte was expected.",
+    "missing_continuation": "A lead byte is not followed by enough continuation bytes.",
+    "truncated": "The input ends in the middle of a multi-byte sequence.",
+    "overlong": "An overlong (non-shortest) form encodes a code point with more bytes than needed.",
+    "surrogate": "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value.",
+    "too_large": "A sequence encodes a value above U+10FFFF.",
+    "invalid_byte": "A byte that never appears in UTF-8 (F8-FF) is present.",
+}
+
+
+class Buffer:
+    """A buffer of pages.c (see its comment for the record's fields)."""
+
+    def __init__(self, offset, length, nul=True, ascii=False, on_stack=False, split=False):
+        self.offset, self.length, self.nul, self.ascii, self.on_stack = offset, length, nul, ascii, on_stack
+        # Its pages from the first page boundary after its middle are read-only.
+        self.split = split
+        self.patches = []
+
+    def split_at(self):
+        """Where its read-only pages start, with pages of PAGE bytes."""
+        return -(-(self.offset + self.length // 2) // PAGE) * PAGE - self.offset
+
+    def starts_character(self, at):
+        return self.ascii or at % len(PATTERN) in PATTERN_STARTS
+
+    def with_(self, at, data):
+        """With `data` at `at`, and 'x' over the filler's characters it cuts, so that
+        everything else is whole characters."""
+        start, end = at, at + len(data)
+        while not self.starts_character(start):
+            start -= 1
+        while end < self.length and not self.starts_character(end):
+            end += 1
+        assert end <= self.length, "a patch beyond the buffer's end"
+        self.patches.append((start, b"x" * (at - start) + data + b"x" * (end - at - len(data))))
+        return self
+
+    def bytes(self):
+        """Its `length` bytes, as pages.c writes them."""
+        if self.ascii:
+            data = bytearray(b"a" * self.length)
+        else:
+            data = bytearray((PATTERN * (self.length // len(PATTERN) + 1))[: self.length])
+        for at, patch in self.patches:
+            data[at : at + len(patch)] = patch
+        assert 0 not in data, "a NUL inside a buffer"
+        return bytes(data)
+
+    def record(self):
+        """Its record in pages.c's cases file."""
+        flags = (0 if self.nul else 1) | (2 if self.ascii else 0) | (4 if self.split else 0)
+        out = struct.pack("=5Q", int(self.on_stack), self.offset, self.length, flags, len(self.patches))
+        for at, patch in self.patches:
+            out += struct.pack("=2Q", at, len(patch)) + patch
+        return out
+
+    def readable(self, page_size):
+        """The bytes readable from its start: on the heap, up to the unmapped page
+        after its bytes and NUL."""
+        if self.on_stack:
+            return float("inf")
+        span = self.offset + self.length + (1 if self.nul else 0)
+        return -(-span // page_size) * page_size - self.offset
+
+
+def classify(data, at, ends):
+    """The kind of the ill-formed sequence at `at`, from its first two bytes as RFC
+    3629's table defines them (not from the library); `ends`: the input ends inside
+    it."""
+    first, second = data[at], data[at + 1] if at + 1 < len(data) else None
+    if 0x80 <= first <= 0xBF:
+        return "unexpected_continuation"
+    if first in (0xC0, 0xC1) or (first == 0xE0 and second is not None and 0x80 <= second <= 0x9F) \
+            or (first == 0xF0 and second is not None and 0x80 <= second <= 0x8F):
+        return "overlong"
+    if first == 0xED and second is not None and 0xA0 <= second <= 0xBF:
+        return "surrogate"
+    if 0xF5 <= first <= 0xF7 or (first == 0xF4 and second is not None and 0x90 <= second <= 0xBF):
+        return "too_large"
+    if first >= 0xF8:
+        return "invalid_byte"
+    return "truncated" if ends else "missing_continuation"
+
+
+def oracle(data):
+    """What utf8-check must print for `data`, from Python's UTF-8 decoder: its first
+    error and maximal subpart (e.start, e.end), the line and byte column, and the
+    hex dump of 8 bytes before and 8 from the error."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        at, end, ends = e.start, e.end, e.reason == "unexpected end of data"
+    else:
+        return "valid UTF-8 (%d byte%s)" % (len(data), "" if len(data) == 1 else "s")
+    line = data.count(b"\n", 0, at) + 1
+    char = at - (data.rfind(b"\n", 0, at) + 1) + 1
+    start = max(0, at - 8)
+    context = data[start : at + 8]
+    text = "".join(chr(b) if 0x20 <= b < 0x7F else "." for b in context)
+    hex_part = "".join("%02X " % b for b in context)
+    carets = " " * (3 * (at - start)) + "^" * (3 * (end - at) - 1)
+    text_carets = " " * (at - start) + "^" * (end - at)
+    return "\n".join(
+        [
+            "invalid UTF-8 at byte %d (line %d, char %d): %s"
+            % (at, line, char, KIND_MESSAGES[classify(data, at, ends)]),
+            ("%-48s | %s" % (hex_part, text)).rstrip(),
+            ("%-48s | %s" % (carets, text_carets)).rstrip(),
+        ]
+    )
+
+
+def page_expected(buffer, data, array, length, address, page_size):
+    """What `utf8-check bufs[i] [length]` (with `array`, `utf8-check *(unsigned char
+    (*)[array])bufs[i] [length]`) must print, from the bytes of the buffer (`data`),
+    where it is (`address`) and what follows it."""
+    readable = buffer.readable(page_size)
+    if array is not None:  # its `array` bytes, or its first `length`
+        if length is not None and length > array:
+            return "error: LEN %d exceeds the %d bytes of the array" % (length, array)
+        length = array if length is None else length
+    if length is None:
+        # Up to the NUL, looked for in the first MAX_CSTRING bytes.
+        if buffer.nul and buffer.length < MAX_CSTRING:
+            return oracle(data)
+        if readable < MAX_CSTRING:
+            return ("error: cannot read memory at %#x (byte %d of the string at %#x) before finding"
+                    " its NUL; give the length: utf8-check EXPR LEN" % (address + readable, readable, address))
+        return ("error: no NUL in the first %d bytes of the string at %#x; give the length:"
+                " utf8-check EXPR LEN" % (MAX_CSTRING, address))
+    if length > MAX_LENGTH:
+        return "error: LEN %d is larger than the %d bytes utf8-check accepts" % (length, MAX_LENGTH)
+    if length > readable:
+        return "error: cannot read memory at %#x: byte %d of the %d bytes at %#x" % (
+            address + readable, readable, length, address)
+    assert not buffer.on_stack or length <= buffer.length + 1, "LEN beyond a stack buffer's NUL"
+    # Its NUL, and the zeros of its mapping after it.
+    return oracle(data[:length] + bytes(max(0, length - len(data))))
+
+
+def page_cases(big, max_length=False):
+    """pages.c's buffers and the checks on them: (buffer index, N, LEN, what) for
+    `utf8-check bufs[i] [LEN]` (N None, LEN None as a C string) or `utf8-check
+    *(unsigned char (*)[N])bufs[i] [LEN]`. `big`: also those of several MiB (for an
+    explicit LEN); `max_length`: and the one of MAX_LENGTH bytes (else a LEN of
+    MAX_LENGTH + 1 is refused without it)."""
+    buffers, checks = [], []
+
+    def add(buffer, lengths, what):
+        """The buffer, its checks by LEN (None: as a C string); returns its index."""
+        checks.extend((len(buffers), None, length, what) for length in lengths)
+        buffers.append(buffer)
+        return len(buffers) - 1
+
+    arrays = []  # checked last: lldb evaluates them as expressions (see check_pages)
+
+    def add_array(index, n, length=None):
+        what = next(c[3] for c in checks if c[0] == index)
+        arrays.append((index, n, length, "%s, as an array of %d bytes" % (what, n)))
+
+    def hex_(data):
+        return " ".join("%02X" % b for b in data)
+
+    # C strings of five pages and more, starting 3 bytes before a page boundary (the
+    # first block read is 3 bytes) or on one: an ill-formed sequence starting at each
+    # of the last 4 bytes before a boundary (inside the block or straddling it) and at
+    # each of the first 4 after it, at the first boundaries and at a later one.
+    for offset, boundaries in ((PAGE - 3, (3, 3 + PAGE, 3 + 4 * PAGE)), (0, (PAGE, 4 * PAGE))):
+        for boundary in boundaries:
+            for seq in ILL_FORMED:
+                for at in range(max(0, boundary - 4), boundary + 4):
+                    buffer = Buffer(offset, 5 * PAGE + 1000)
+                    if at > 2100:
+                        buffer.with_(2000, b"\n")  # a second line: its char is counted from here
+                    add(buffer.with_(at, seq), [None],
+                        "C string at page offset %d, %s at byte %d (page boundary at byte %d)"
+                        % (offset, hex_(seq), at, boundary))
+
+    # C strings whose NUL is 2 bytes before to 3 bytes after the page boundary after
+    # four pages (right after it at n = boundary), valid or ending in an ill-formed
+    # sequence; valid ones also with a LEN, with and without the NUL.
+    for offset, boundary in ((PAGE - 3, 3 + 4 * PAGE), (0, 4 * PAGE)):
+        for n in range(boundary - 2, boundary + 4):
+            where = "page offset %d, NUL at byte %d (page boundary at byte %d)" % (offset, n, boundary)
+            add(Buffer(offset, n).with_(n, b""), [None, n, n + 1], "valid C string at " + where)
+            for seq in ILL_FORMED:
+                add(Buffer(offset, n).with_(n - len(seq), seq), [None],
+                    "C string ending in %s at %s" % (hex_(seq), where))
+
+    # Around MAX_CSTRING: a NUL at byte MAX_CSTRING - 1 is found, in the last block
+    # read, and the bytes before it checked to the last; one at MAX_CSTRING is not.
+    for offset in (PAGE - 3, 0):
+        n = MAX_CSTRING - 1
+        index = add(Buffer(offset, n).with_(n, b""), [None, n + 1],
+                    "valid C string of MAX_CSTRING - 1 bytes at page offset %d" % offset)
+        add_array(index, n + 1)
+        endings = [b"\x80", b"\xE2\x82", b"\xF0\x9F\x98"] if offset == 0 else ILL_FORMED
+        for seq in endings:
+            add(Buffer(offset, n).with_(n - len(seq), seq), [None],
+                "C string of MAX_CSTRING - 1 bytes ending in %s at page offset %d" % (hex_(seq), offset))
+        boundary = (offset + n) // PAGE * PAGE - offset  # the last page boundary inside it
+        for at, seq in ((boundary - 2, ILL_FORMED[8]), (boundary - 1, ILL_FORMED[7])):
+            add(Buffer(offset, n).with_(at, seq), [None],
+                "C string of MAX_CSTRING - 1 bytes, %s at byte %d at page offset %d" % (hex_(seq), at, offset))
+        for n in (MAX_CSTRING, MAX_CSTRING + 1):
+            add(Buffer(offset, n), [None], "C string of %d bytes at page offset %d" % (n, offset))
+        add(Buffer(offset, MAX_CSTRING).with_(MAX_CSTRING - 2, b"\xE2\x82"), [None, MAX_CSTRING],
+            "MAX_CSTRING bytes ending in E2 82 at page offset %d" % offset)
+
+    # No NUL before an unmapped page: after several pages, and ending with the last
+    # byte searched (MAX_CSTRING - 1) or right after it.
+    for offset, length in ((PAGE - 3, 3 * PAGE + 3), (0, 5 * PAGE), (1, MAX_CSTRING - 1), (0, MAX_CSTRING)):
+        add(Buffer(offset, length, nul=False), [None],
+            "%d bytes without a NUL before an unmapped page, at page offset %d" % (length, offset))
+
+    # An explicit LEN that reaches into the unmapped page, and through it into the
+    # next mapping.
+    add(Buffer(PAGE - 3, 2, ascii=True), [3, 4, PAGE + 10], "2 bytes before an unmapped page")
+
+    # Across two mappings (of different permissions; two sections of a core file): an
+    # ill-formed sequence straddling or ending the first, in a C string and with a LEN.
+    for seq in ILL_FORMED:
+        for back in (1, 2):
+            buffer = Buffer(PAGE - 3, 4 * PAGE + 100, split=True)
+            at = buffer.split_at() - back
+            add(buffer.with_(at, seq), [None, 4 * PAGE + 100],
+                "%s at byte %d before a read-only mapping" % (hex_(seq), at))
+
+    # On the stack (in lldb's core files too): an ill-formed sequence straddling a
+    # page boundary, and ending a string whose NUL is right after one.
+    boundary = 3 + PAGE
+    for seq in ILL_FORMED:
+        add(Buffer(PAGE - 3, boundary + 100, on_stack=True).with_(boundary - 1, seq), [None],
+            "stack C string, %s at byte %d (page boundary at byte %d)" % (hex_(seq), boundary - 1, boundary))
+        index = add(Buffer(PAGE - 3, boundary, on_stack=True).with_(boundary - len(seq), seq), [None, boundary + 1],
+                    "stack C string ending in %s before a NUL right after a page boundary" % hex_(seq))
+        add_array(index, boundary + 1)
+    add(Buffer(PAGE - 3, boundary, on_stack=True).with_(boundary, b""), [None, boundary],
+        "valid stack C string, NUL right after a page boundary")
+
+    if not big:
+        return buffers, checks + arrays
+
+    # An explicit LEN of about 3 MiB (read at once), on 'a's with an ill-formed
+    # sequence straddling or ending a page (boundary - 1 to - 3): LEN ending just
+    # before it (valid), inside it, right after it, 1 and 3 bytes after it, and
+    # taking the NUL after the buffer (4 bytes after it).
+    for i, seq in enumerate(ILL_FORMED):
+        offset = (PAGE - 3, 0, 1, PAGE - 1)[i % 4]
+        boundary = (PAGE - offset) % PAGE + 767 * PAGE
+        at = boundary - 1 - i % 3
+        length = at + len(seq) + 3
+        lengths = list(range(at, at + len(seq) + 1)) + [at + len(seq) + 1, length, length + 1]
+        index = add(Buffer(offset, length, ascii=True).with_(at, seq), lengths,
+                    "%d bytes at page offset %d, %s at byte %d (page boundary at byte %d)"
+                    % (length, offset, hex_(seq), at, boundary))
+        # An array that the sequence ends; a LEN beyond an array is refused.
+        add_array(index, at + len(seq))
+        if i == 0:
+            add_array(index, at + len(seq), at + len(seq) + 1)
+    # The same in the middle of 3 MiB (at 2 MiB).
+    for i, seq in enumerate(ILL_FORMED):
+        offset = (0, PAGE - 3, PAGE - 1, 1)[i % 4]
+        boundary = (PAGE - offset) % PAGE + 512 * PAGE
+        at = boundary - 1 - i % 3
+        length = 3 * MIB + i
+        add(Buffer(offset, length, ascii=True).with_(at, seq), [length],
+            "%d bytes at page offset %d, %s at byte %d (page boundary at byte %d)"
+            % (length, offset, hex_(seq), at, boundary))
+    # PATTERN alone, cut at its last 4 bytes (some cuts truncate a character).
+    length = 5 * MIB + 3
+    add(Buffer(PAGE - 3, length), [length - 3, length - 2, length - 1, length, length + 1],
+        "%d bytes of PATTERN" % length)
+    # LEN into the unmapped page after 3 MiB, through it, and far beyond.
+    buffer = Buffer(PAGE - 3, 3 * MIB + 5, ascii=True)
+    readable = buffer.readable(PAGE)
+    lengths = [readable, readable + 1, readable + PAGE + 10, 8 * MIB] + ([] if max_length else [MAX_LENGTH + 1])
+    index = add(buffer, lengths, "3 MiB before an unmapped page")
+    add_array(index, readable + 1)
+    if max_length:
+        # MAX_LENGTH bytes ending in a truncated sequence; one more is refused.
+        add(Buffer(0, MAX_LENGTH, ascii=True).with_(MAX_LENGTH - 3, b"\xF0\x9F\x98"),
+            [MAX_LENGTH, MAX_LENGTH + 1], "MAX_LENGTH bytes ending in F0 9F 98")
+    return buffers, checks + arrays
+
+
+STACK_AREA = MIB
+
+
+def stack_area_checks(buffers):
+    """Checks of pages.c's stack_area itself, an array of 1 MiB read at once:
+    (command, expected output). It holds zeros and the buffers on the stack, each at
+    the next page boundary after the previous one plus its offset. All of it, up to
+    its first error and to just after it, and a LEN beyond it."""
+    area, used = bytearray(STACK_AREA), 0
+    for buffer in buffers:
+        if buffer.on_stack:
+            at = -(-used // PAGE) * PAGE + buffer.offset
+            area[at : at + buffer.length] = buffer.bytes()
+            used = at + buffer.length + (1 if buffer.nul else 0)
+    area = bytes(area)
+    try:
+        area.decode("utf-8")
+        error = len(area)
+    except UnicodeDecodeError as e:
+        error = e.start
+    return [
+        ("utf8-check stack_area", oracle(area)),
+        ("utf8-check stack_area %d" % error, oracle(area[:error])),
+        ("utf8-check stack_area %d" % (error + 1), oracle(area[: error + 1])),
+        ("utf8-check stack_area %d" % (STACK_AREA + 1),
+         "error: LEN %d exceeds the %d bytes of the array" % (STACK_AREA + 1, STACK_AREA)),
+    ]
+
+
+def page_command(index, array, length):
+    expr = "bufs[%d]" % index if array is None else "*(unsigned char (*)[%d])bufs[%d]" % (array, index)
+    return "utf8-check " + expr + ("" if length is None else " %d" % length)
+
+
+PAGE_SIZE = 'script print("@@page_size %d" % lldb.target.FindFirstGlobalVariable("page_size").GetValueAsSigned())'
+ADDRESSES = ('script print("@@addresses " + " ".join(str(lldb.frame.GetValueForVariablePath("bufs[%%d]" %% i)'
+             '.GetValueAsUnsigned()) for i in range(%d)))')
+
+
+def check_pages(out, buffers, checks, more, context, unreadable=()):
+    """Every check's output (after its echoed command) against its expectation; the
+    buffers in `unreadable` (heap buffers on a stack-only core file) are expected to
+    be unreadable from their first byte. `more`: (command, expected output).
+
+    An array, `*(unsigned char (*)[N])bufs[i]`, is an expression for lldb's
+    interpreter, which reads its N bytes itself and fails when it cannot, with an
+    error of its own: then any error will do. (It also maps a page into the process
+    for its results, which may fill the unmapped page after a buffer: hence the
+    arrays are checked last.)"""
+    page_size = int(re.search(r"^@@page_size (\d+)$", out, re.M).group(1))
+    addresses = [int(a) for a in re.search(r"^@@addresses (.*)$", out, re.M).group(1).split()]
+    equal(len(addresses), len(buffers), "%s: the buffers' addresses" % context)
+    outputs = echo_sections(out, [page_command(i, a, n) for i, a, n, _ in checks] + [c for c, _ in more])
+    failures, current = [], (None, None)
+    for (index, array, length, what), got in zip(checks, outputs):
+        buffer, address = buffers[index], addresses[index]
+        if array is not None and (index in unreadable or array > buffer.readable(page_size)):
+            want = "error: "
+            got = "\n".join(got)
+            if not got.startswith(want):
+                failures.append("`%s` (%s):\n--- expected an error\n--- got\n%s"
+                                % (page_command(index, array, length), what, got))
+            continue
+        if index in unreadable:
+            if length is None:
+                want = ("error: cannot read memory at %#x (byte 0 of the string at %#x) before finding its"
+                        " NUL; give the length: utf8-check EXPR LEN" % (address, address))
+            else:
+                want = "error: cannot read memory at %#x: byte 0 of the %d bytes at %#x" % (address, length, address)
+        else:
+            if current[0] != index:
+                current = (index, buffer.bytes())
+            want = page_expected(buffer, current[1], array, length, address, page_size)
+        got = "\n".join(got)
+        if got != want:
+            failures.append("`%s` (%s):\n--- expected\n%s\n--- got\n%s"
+                            % (page_command(index, array, length), what, want, got))
+    for (command, want), got in zip(more, outputs[len(checks) :]):
+        got = "\n".join(got)
+        if got != want:
+            failures.append("`%s`:\n--- expected\n%s\n--- got\n%s" % (command, want, got))
+    total = len(checks) + len(more)
+    check(not failures, "%s: %d checks on %d buffers" % (context, total, len(buffers)),
+          "%d failed; the first:\n%s" % (len(failures), "\n".join(failures[:10])))
+    print("  %s: %d checks on %d buffers" % (context, total, len(buffers)))
+
+
+def test_pages():
+    """utf8-check on pages.c's buffers, live, then on the stack-only core file saved
+    there: the buffers on the stack give the same answers, those on the heap are not
+    in it. Without the read of MAX_LENGTH bytes, which c-tests/tests/gdb.rs makes:
+    lldb reads memory from lldb-server at about 30 MB/s, so 256 MiB take some 8-10 s,
+    as long as all the other checks together."""
+    exe = compile_program("clang", "pages.c", os.path.join(TMP, "pages"), ["-std=c99", "-pedantic"])
+    buffers, checks = page_cases(True)
+    cases = os.path.join(TMP, "pages.cases")
+    with open(cases, "wb") as f:
+        for buffer in buffers:
+            f.write(buffer.record())
+    core = os.path.join(TMP, "pages.dmp")
+    if os.path.exists(core):
+        os.remove(core)
+    commands = [IMPORT, "breakpoint set -n checkpoint", "run", "up", PAGE_SIZE, ADDRESSES % len(buffers)]
+    more = stack_area_checks(buffers)
+    commands += [page_command(i, a, n) for i, a, n, _ in checks] + [c for c, _ in more]
+    commands += ['process save-core -s stack "%s"' % core]
+    out = lldb("pages", commands, [exe, cases])
+    check_pages(out, buffers, checks, more, "pages, live")
+    page_size = int(re.search(r"^@@page_size (\d+)$", out, re.M).group(1))
+
+    # On the core file: the stack buffers, and the heap ones before and after them.
+    stack = [i for i, b in enumerate(buffers) if b.on_stack]
+    heap = [stack[0] - 1, stack[-1] + 1]
+    core_checks = [c for c in checks if c[0] in stack or c[0] in heap]
+    commands = [IMPORT, "up", ADDRESSES % len(buffers)]
+    commands += [page_command(i, a, n) for i, a, n, _ in core_checks] + [c for c, _ in more]
+    # pages.c's page_size, a global, is not in a stack-only core.
+    out = "@@page_size %d\n" % page_size + lldb("pages-core", commands, [exe, "-c", core])
+    check("Core file" in out and "was loaded" in out, "a core-file session", out)
+    check_pages(out, buffers, core_checks, more, "pages, core file", unreadable=heap)
+    os.remove(core)
+
+
 def doc_sessions():
     """The lldb sessions of docs/debugging.md: its shell commands and, for each
     `$ lldb ...`, the lldb commands with what the document shows after each."""
@@ -651,6 +1108,7 @@ def main():
     test_no_process_and_missing_library(requests)
     test_installed_layout(requests)
     test_doc_sessions()
+    test_pages()
     for name, flags, short_in_object in (
         ("libstdc++", ["-D_GLIBCXX_USE_CXX11_ABI=1"], True),
         ("libstdc++-cow", ["-D_GLIBCXX_USE_CXX11_ABI=0"], False),

@@ -14,6 +14,14 @@
 //! the same bytes as the C sources (repeated below), not from the library; the hex
 //! dump is also compared with `utf8check -v` on the same bytes.
 //!
+//! `c-tests/gdb/pages.c` holds buffers larger than any piece the command reads at
+//! once, placed at known offsets from page boundaries, which the test writes into a
+//! file: C strings of many pages with an ill-formed sequence of every kind at the
+//! ends of each page-sized read and across page boundaries, C strings around the
+//! 1 MiB limit, explicit LENs of several MiB and of the 256 MiB limit, LENs that
+//! reach unmapped memory, buffers across two mappings, arrays; live and on a core
+//! file, against `std::str::from_utf8` (`page_cases`).
+//!
 //! gdb, gcc and g++ missing: the tests skip with a message, or fail when `CI=true`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
@@ -215,14 +223,11 @@ fn expected(bytes: &[u8], kind: ErrorKind) -> String {
     };
     assert_ne!(kind, ErrorKind::None, "the test says it is valid");
     let at = error.valid_up_to();
-    let before = &bytes[..at];
-    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let column = at
-        - before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1)
-        + 1;
+    // Through str, whose searches are optimised even in a debug build (the buffers
+    // of `buffers_larger_than_a_read_across_page_boundaries` reach 256 MiB).
+    let before = std::str::from_utf8(&bytes[..at]).expect("valid up to the error");
+    let line = before.matches('\n').count() + 1;
+    let column = at - before.rfind('\n').map_or(0, |i| i + 1) + 1;
     let subpart = error.error_len().unwrap_or(bytes.len() - at);
     let start = at.saturating_sub(8);
     let context = &bytes[start..bytes.len().min(at + 8)];
@@ -784,5 +789,804 @@ fn install_prefix_sourced_and_auto_loaded() {
         section(&out, "path").trim(),
         libdir.join(&needed).to_str().unwrap(),
         "{out}"
+    );
+}
+
+// --- Input larger than any piece utf8-check reads at once: c-tests/gdb/pages.c ------
+//
+// The extension (debugger/utf8validate_debugger.py) reads a C string in blocks that
+// never cross a PAGE boundary, looking for its NUL in at most MAX_CSTRING bytes; an
+// explicit LEN (at most MAX_LENGTH) at once, and when that fails page by page to name
+// the first unreadable byte. pages.c places buffers that this test describes at known
+// offsets from page boundaries (each on the heap before an unmapped page, or on the
+// stack); every answer is checked against Rust's std::str::from_utf8 on the bytes the
+// test wrote, with the kind from the bytes at the error (`classify`).
+
+/// The extension's block size and limits (debugger/utf8validate_debugger.py).
+const PAGE: usize = 4096;
+const MAX_CSTRING: usize = 1 << 20;
+const MAX_LENGTH: usize = 256 << 20;
+const MIB: usize = 1 << 20;
+/// pages.c's filler: "aé€😀", characters of 1 to 4 bytes in 10 bytes, so that page
+/// boundaries (4096 apart) cut them at every place in turn.
+const PATTERN: &[u8; 10] = b"a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80";
+/// Where PATTERN's characters start (positions modulo 10).
+const PATTERN_STARTS: [usize; 4] = [0, 1, 3, 6];
+/// An ill-formed sequence of every kind. The last two are truncated where they end
+/// the input, and miss a continuation byte elsewhere.
+const ILL_FORMED: [&[u8]; 12] = [
+    b"\x80",             // a continuation byte without a lead
+    b"\xC0",             // invalid leads: overlong 2-byte forms,
+    b"\xC1",             //
+    b"\xF5",             // above U+10FFFF,
+    b"\xFF",             // never used
+    b"\xE0\x80\xAF",     // overlong 3-byte form of U+002F
+    b"\xF0\x80\x80\xAF", // overlong 4-byte form of U+002F
+    b"\xED\xA0\x80",     // the surrogate U+D800
+    b"\xF4\x90\x80\x80", // U+110000
+    b"\xE2\x82\x41",     // a missing continuation byte (E2 82 AC is U+20AC)
+    b"\xE2\x82",         // truncated U+20AC
+    b"\xF0\x9F\x98",     // truncated U+1F600
+];
+
+/// A buffer of pages.c (see its comment for the record's fields).
+#[derive(Clone, Debug)]
+struct Buffer {
+    on_stack: bool,
+    /// Where its byte 0 lies after a page boundary.
+    offset: usize,
+    len: usize,
+    /// Followed by a NUL.
+    nul: bool,
+    /// Filled with 'a' rather than PATTERN.
+    ascii: bool,
+    /// Its pages from the first page boundary after its middle are read-only.
+    split: bool,
+    /// Bytes written over the filler: (position, bytes).
+    patches: Vec<(usize, Vec<u8>)>,
+}
+
+impl Buffer {
+    fn new(offset: usize, len: usize) -> Buffer {
+        Buffer {
+            on_stack: false,
+            offset,
+            len,
+            nul: true,
+            ascii: false,
+            split: false,
+            patches: Vec::new(),
+        }
+    }
+
+    fn ascii(mut self) -> Buffer {
+        self.ascii = true;
+        self
+    }
+
+    fn split(mut self) -> Buffer {
+        self.split = true;
+        self
+    }
+
+    /// Where its read-only pages start, with pages of PAGE bytes.
+    fn split_at(&self) -> usize {
+        (self.offset + self.len / 2).div_ceil(PAGE) * PAGE - self.offset
+    }
+
+    fn without_nul(mut self) -> Buffer {
+        self.nul = false;
+        self
+    }
+
+    fn on_stack(mut self) -> Buffer {
+        self.on_stack = true;
+        self
+    }
+
+    fn starts_character(&self, at: usize) -> bool {
+        self.ascii || PATTERN_STARTS.contains(&(at % PATTERN.len()))
+    }
+
+    /// With `bytes` at `at`, and 'x' over the filler's characters they cut, so that
+    /// everything else is whole characters: the first error is at `at` (or `bytes`
+    /// is valid).
+    fn with(mut self, at: usize, bytes: &[u8]) -> Buffer {
+        let mut start = at;
+        while !self.starts_character(start) {
+            start -= 1;
+        }
+        let mut end = at + bytes.len();
+        while end < self.len && !self.starts_character(end) {
+            end += 1;
+        }
+        assert!(end <= self.len, "a patch beyond the buffer's end");
+        let mut patch = vec![b'x'; at - start];
+        patch.extend_from_slice(bytes);
+        patch.resize(end - start, b'x');
+        self.patches.push((start, patch));
+        self
+    }
+
+    /// Its `len` bytes, as pages.c writes them.
+    fn bytes(&self) -> Vec<u8> {
+        let mut bytes;
+        if self.ascii {
+            bytes = vec![b'a'; self.len];
+        } else {
+            bytes = Vec::with_capacity(self.len);
+            bytes.extend_from_slice(&PATTERN[..self.len.min(PATTERN.len())]);
+            while bytes.len() < self.len {
+                let more = bytes.len().min(self.len - bytes.len());
+                bytes.extend_from_within(..more);
+            }
+        }
+        for (at, patch) in &self.patches {
+            bytes[*at..*at + patch.len()].copy_from_slice(patch);
+        }
+        assert!(!bytes.contains(&0), "a NUL inside a buffer");
+        bytes
+    }
+
+    /// Its record in pages.c's cases file.
+    fn record(&self) -> Vec<u8> {
+        let flags = u64::from(!self.nul) | u64::from(self.ascii) << 1 | u64::from(self.split) << 2;
+        let words = [
+            u64::from(self.on_stack),
+            self.offset as u64,
+            self.len as u64,
+            flags,
+            self.patches.len() as u64,
+        ];
+        let mut record: Vec<u8> = words.into_iter().flat_map(u64::to_ne_bytes).collect();
+        for (at, patch) in &self.patches {
+            record.extend((*at as u64).to_ne_bytes());
+            record.extend((patch.len() as u64).to_ne_bytes());
+            record.extend(patch);
+        }
+        record
+    }
+
+    /// The bytes readable from its start: on the heap, up to the unmapped page after
+    /// its bytes and NUL.
+    fn readable(&self, page_size: usize) -> usize {
+        if self.on_stack {
+            return usize::MAX;
+        }
+        (self.offset + self.len + usize::from(self.nul)).div_ceil(page_size) * page_size
+            - self.offset
+    }
+}
+
+/// A `utf8-check bufs[buffer] [LEN]`, or with `array: Some(N)` a
+/// `utf8-check *(unsigned char (*)[N])bufs[buffer] [LEN]`, and what it is about.
+struct PageCheck {
+    buffer: usize,
+    array: Option<usize>,
+    len: Option<usize>,
+    what: String,
+}
+
+impl PageCheck {
+    fn command(&self) -> String {
+        let expr = match self.array {
+            Some(n) => format!("*(unsigned char (*)[{n}])bufs[{}]", self.buffer),
+            None => format!("bufs[{}]", self.buffer),
+        };
+        match self.len {
+            Some(n) => format!("utf8-check {expr} {n}"),
+            None => format!("utf8-check {expr}"),
+        }
+    }
+}
+
+/// The kind of the first ill-formed sequence in `bytes`, from its first two bytes as
+/// ErrorKind's documentation and RFC 3629's table define them (not from the library).
+fn classify(bytes: &[u8]) -> ErrorKind {
+    let error = match std::str::from_utf8(bytes) {
+        Ok(_) => return ErrorKind::None,
+        Err(e) => e,
+    };
+    let at = error.valid_up_to();
+    match (bytes[at], bytes.get(at + 1).copied()) {
+        (0x80..=0xBF, _) => ErrorKind::UnexpectedContinuation,
+        (0xC0 | 0xC1, _) | (0xE0, Some(0x80..=0x9F)) | (0xF0, Some(0x80..=0x8F)) => {
+            ErrorKind::Overlong
+        }
+        (0xED, Some(0xA0..=0xBF)) => ErrorKind::Surrogate,
+        (0xF5..=0xF7, _) | (0xF4, Some(0x90..=0xBF)) => ErrorKind::TooLarge,
+        (0xF8..=0xFF, _) => ErrorKind::InvalidByte,
+        _ if error.error_len().is_none() => ErrorKind::Truncated,
+        _ => ErrorKind::MissingContinuation,
+    }
+}
+
+/// What `check` must print, from the bytes of its buffer (`bytes`), where the buffer
+/// is (`address`) and what follows it.
+fn page_expected(
+    check: &PageCheck,
+    buffer: &Buffer,
+    bytes: &[u8],
+    address: u64,
+    page_size: usize,
+) -> String {
+    let readable = buffer.readable(page_size);
+    // An array: its N bytes, or its first LEN.
+    let len = match (check.array, check.len) {
+        (Some(n), Some(len)) if len > n => {
+            return format!("LEN {len} exceeds the {n} bytes of the array\n")
+        }
+        (Some(n), len) => Some(len.unwrap_or(n)),
+        (None, len) => len,
+    };
+    let Some(len) = len else {
+        // Up to the NUL, looked for in the first MAX_CSTRING bytes.
+        let nul = if buffer.nul { Some(buffer.len) } else { None };
+        return match nul {
+            Some(n) if n < MAX_CSTRING => expected(bytes, classify(bytes)),
+            _ if readable < MAX_CSTRING => format!(
+                "cannot read memory at {:#x} (byte {readable} of the string at {address:#x}) \
+                 before finding its NUL; give the length: utf8-check EXPR LEN\n",
+                address + readable as u64
+            ),
+            _ => format!(
+                "no NUL in the first {MAX_CSTRING} bytes of the string at {address:#x}; give \
+                 the length: utf8-check EXPR LEN\n"
+            ),
+        };
+    };
+    if len > MAX_LENGTH {
+        return format!("LEN {len} is larger than the {MAX_LENGTH} bytes utf8-check accepts\n");
+    }
+    if len > readable {
+        return format!(
+            "cannot read memory at {:#x}: byte {readable} of the {len} bytes at {address:#x}\n",
+            address + readable as u64
+        );
+    }
+    assert!(
+        !buffer.on_stack || len <= buffer.len + 1,
+        "LEN beyond a stack buffer's NUL"
+    );
+    if len <= bytes.len() {
+        expected(&bytes[..len], classify(&bytes[..len]))
+    } else {
+        // Its NUL, and the zeros of its mapping after it.
+        let mut memory = bytes.to_vec();
+        memory.extend_from_slice(&vec![0; len - bytes.len()]);
+        expected(&memory, classify(&memory))
+    }
+}
+
+/// pages.c's buffers and the checks on them. `big`: also those of several MiB (for
+/// an explicit LEN) and the one of MAX_LENGTH bytes, which are not for a core file.
+fn page_cases(big: bool) -> (Vec<Buffer>, Vec<PageCheck>) {
+    let mut buffers: Vec<Buffer> = Vec::new();
+    let mut checks = Vec::new();
+    // The buffer, its checks by LEN (None: as a C string), and what it is; returns
+    // its index.
+    let mut add = |buffer: Buffer, lens: &[Option<usize>], what: String| {
+        for &len in lens {
+            checks.push(PageCheck {
+                buffer: buffers.len(),
+                array: None,
+                len,
+                what: what.clone(),
+            });
+        }
+        buffers.push(buffer);
+        buffers.len() - 1
+    };
+    // Checks of buffers seen as arrays: (buffer, N, LEN).
+    let mut arrays: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let hex = |bytes: &[u8]| -> String {
+        let words: Vec<String> = bytes.iter().map(|b| format!("{b:02X}")).collect();
+        words.join(" ")
+    };
+
+    // C strings of five pages and more, starting 3 bytes before a page boundary (the
+    // first block read is 3 bytes) or on one: an ill-formed sequence starting at each
+    // of the last 4 bytes before a boundary (inside the block or straddling it) and
+    // at each of the first 4 after it, at the first boundaries and at a later one.
+    for (offset, boundaries) in [
+        (PAGE - 3, vec![3, 3 + PAGE, 3 + 4 * PAGE]),
+        (0, vec![PAGE, 4 * PAGE]),
+    ] {
+        for &boundary in &boundaries {
+            for seq in ILL_FORMED {
+                for at in boundary.saturating_sub(4)..=boundary + 3 {
+                    let mut buffer = Buffer::new(offset, 5 * PAGE + 1000);
+                    if at > 2100 {
+                        // A second line: its char is counted from this newline.
+                        buffer = buffer.with(2000, b"\n");
+                    }
+                    add(
+                        buffer.with(at, seq),
+                        &[None],
+                        format!(
+                            "C string at page offset {offset}, {} at byte {at} (page boundary at byte {boundary})",
+                            hex(seq)
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    // C strings whose NUL is 2 bytes before to 3 bytes after the page boundary after
+    // four pages (right after it at n = boundary), valid or ending in an ill-formed
+    // sequence (truncated ones among them); valid ones also with a LEN, with and
+    // without the NUL.
+    for (offset, boundary) in [(PAGE - 3, 3 + 4 * PAGE), (0, 4 * PAGE)] {
+        for n in boundary - 2..=boundary + 3 {
+            let where_ =
+                format!("page offset {offset}, NUL at byte {n} (page boundary at byte {boundary})");
+            add(
+                Buffer::new(offset, n).with(n, b""),
+                &[None, Some(n), Some(n + 1)],
+                format!("valid C string at {where_}"),
+            );
+            for seq in ILL_FORMED {
+                add(
+                    Buffer::new(offset, n).with(n - seq.len(), seq),
+                    &[None],
+                    format!("C string ending in {} at {where_}", hex(seq)),
+                );
+            }
+        }
+    }
+
+    // Around MAX_CSTRING: a NUL at byte MAX_CSTRING - 1 is found, in the last block
+    // read, and the bytes before it checked to the last; one at MAX_CSTRING is not.
+    for offset in [PAGE - 3, 0] {
+        let n = MAX_CSTRING - 1;
+        let index = add(
+            Buffer::new(offset, n).with(n, b""),
+            &[None, Some(n + 1)],
+            format!("valid C string of MAX_CSTRING - 1 bytes at page offset {offset}"),
+        );
+        arrays.push((index, n + 1, None));
+        let endings: Vec<&[u8]> = if offset == 0 {
+            vec![b"\x80", b"\xE2\x82", b"\xF0\x9F\x98"]
+        } else {
+            ILL_FORMED.to_vec()
+        };
+        for seq in endings {
+            add(
+                Buffer::new(offset, n).with(n - seq.len(), seq),
+                &[None],
+                format!(
+                    "C string of MAX_CSTRING - 1 bytes ending in {} at page offset {offset}",
+                    hex(seq)
+                ),
+            );
+        }
+        // The last page boundary inside it.
+        let boundary = (offset + n) / PAGE * PAGE - offset;
+        for (at, seq) in [(boundary - 2, ILL_FORMED[8]), (boundary - 1, ILL_FORMED[7])] {
+            add(
+                Buffer::new(offset, n).with(at, seq),
+                &[None],
+                format!(
+                    "C string of MAX_CSTRING - 1 bytes, {} at byte {at} at page offset {offset}",
+                    hex(seq)
+                ),
+            );
+        }
+        for n in [MAX_CSTRING, MAX_CSTRING + 1] {
+            add(
+                Buffer::new(offset, n),
+                &[None],
+                format!("C string of {n} bytes at page offset {offset}"),
+            );
+        }
+        add(
+            Buffer::new(offset, MAX_CSTRING).with(MAX_CSTRING - 2, b"\xE2\x82"),
+            &[None, Some(MAX_CSTRING)],
+            format!("MAX_CSTRING bytes ending in E2 82 at page offset {offset}"),
+        );
+    }
+
+    // No NUL before an unmapped page: after several pages, and ending with the last
+    // byte searched (MAX_CSTRING - 1) or right after it.
+    for (offset, len) in [
+        (PAGE - 3, 3 * PAGE + 3),
+        (0, 5 * PAGE),
+        (1, MAX_CSTRING - 1),
+        (0, MAX_CSTRING),
+    ] {
+        add(
+            Buffer::new(offset, len).without_nul(),
+            &[None],
+            format!("{len} bytes without a NUL before an unmapped page, at page offset {offset}"),
+        );
+    }
+
+    // An explicit LEN that reaches into the unmapped page: a short buffer, and one of
+    // 3 MiB (its first unreadable byte found after a read of all failed), through
+    // the unmapped page into the next mapping, and far beyond.
+    add(
+        Buffer::new(PAGE - 3, 2).ascii(),
+        &[Some(3), Some(4), Some(PAGE + 10)],
+        "2 bytes before an unmapped page".into(),
+    );
+
+    // Across two mappings (of different permissions; two sections of a core file):
+    // an ill-formed sequence straddling or ending the first, in a C string and with
+    // a LEN.
+    for seq in ILL_FORMED {
+        for back in [1, 2] {
+            let buffer = Buffer::new(PAGE - 3, 4 * PAGE + 100).split();
+            let at = buffer.split_at() - back;
+            add(
+                buffer.with(at, seq),
+                &[None, Some(4 * PAGE + 100)],
+                format!("{} at byte {at} before a read-only mapping", hex(seq)),
+            );
+        }
+    }
+
+    // On the stack (in lldb's core files too): an ill-formed sequence straddling a
+    // page boundary, and ending a string whose NUL is right after one.
+    let boundary = 3 + PAGE;
+    for seq in ILL_FORMED {
+        add(
+            Buffer::new(PAGE - 3, boundary + 100)
+                .on_stack()
+                .with(boundary - 1, seq),
+            &[None],
+            format!(
+                "stack C string, {} at byte {} (page boundary at byte {boundary})",
+                hex(seq),
+                boundary - 1
+            ),
+        );
+        let index = add(
+            Buffer::new(PAGE - 3, boundary)
+                .on_stack()
+                .with(boundary - seq.len(), seq),
+            &[None, Some(boundary + 1)],
+            format!(
+                "stack C string ending in {} before a NUL right after a page boundary",
+                hex(seq)
+            ),
+        );
+        arrays.push((index, boundary + 1, None));
+    }
+    add(
+        Buffer::new(PAGE - 3, boundary)
+            .on_stack()
+            .with(boundary, b""),
+        &[None, Some(boundary)],
+        "valid stack C string, NUL right after a page boundary".into(),
+    );
+
+    if big {
+        add_big(&mut add, &mut arrays);
+    }
+    for (buffer, n, len) in arrays {
+        let first = checks.iter().find(|c: &&PageCheck| c.buffer == buffer);
+        let what = format!("{}, as an array of {n} bytes", first.expect("checked").what);
+        checks.push(PageCheck {
+            buffer,
+            array: Some(n),
+            len,
+            what,
+        });
+    }
+    (buffers, checks)
+}
+
+/// The buffers of `page_cases` of several MiB, for an explicit LEN.
+fn add_big(
+    add: &mut impl FnMut(Buffer, &[Option<usize>], String) -> usize,
+    arrays: &mut Vec<(usize, usize, Option<usize>)>,
+) {
+    let hex = |bytes: &[u8]| -> String {
+        let words: Vec<String> = bytes.iter().map(|b| format!("{b:02X}")).collect();
+        words.join(" ")
+    };
+
+    // An explicit LEN of about 3 MiB (read at once), on 'a's with an ill-formed
+    // sequence straddling or ending a page (boundary - 1 to - 3): LEN ending just
+    // before it (valid), inside it, right after it, 1 and 3 bytes after it, and
+    // taking the NUL after the buffer (4 bytes after it).
+    for (i, seq) in ILL_FORMED.iter().enumerate() {
+        let offset = [PAGE - 3, 0, 1, PAGE - 1][i % 4];
+        let boundary = (PAGE - offset) % PAGE + 767 * PAGE;
+        let at = boundary - 1 - i % 3;
+        let len = at + seq.len() + 3;
+        let mut lens: Vec<Option<usize>> = (at..=at + seq.len()).map(Some).collect();
+        lens.extend([at + seq.len() + 1, len, len + 1].map(Some));
+        let index = add(
+            Buffer::new(offset, len).ascii().with(at, seq),
+            &lens,
+            format!("{len} bytes at page offset {offset}, {} at byte {at} (page boundary at byte {boundary})", hex(seq)),
+        );
+        // An array that the sequence ends; a LEN beyond an array is refused.
+        arrays.push((index, at + seq.len(), None));
+        if i == 0 {
+            arrays.push((index, at + seq.len(), Some(at + seq.len() + 1)));
+        }
+    }
+    // The same in the middle of 3 MiB (at 2 MiB).
+    for (i, seq) in ILL_FORMED.iter().enumerate() {
+        let offset = [0, PAGE - 3, PAGE - 1, 1][i % 4];
+        let boundary = (PAGE - offset) % PAGE + 512 * PAGE;
+        let at = boundary - 1 - i % 3;
+        let len = 3 * MIB + i;
+        add(
+            Buffer::new(offset, len).ascii().with(at, seq),
+            &[Some(len)],
+            format!("{len} bytes at page offset {offset}, {} at byte {at} (page boundary at byte {boundary})", hex(seq)),
+        );
+    }
+    // PATTERN alone, cut at its last 4 bytes (some cuts truncate a character).
+    let len = 5 * MIB + 3;
+    add(
+        Buffer::new(PAGE - 3, len),
+        &[len - 3, len - 2, len - 1, len, len + 1].map(Some),
+        format!("{len} bytes of PATTERN"),
+    );
+    // LEN into the unmapped page after 3 MiB.
+    let buffer = Buffer::new(PAGE - 3, 3 * MIB + 5).ascii();
+    let readable = buffer.readable(PAGE);
+    let index = add(
+        buffer,
+        &[readable, readable + 1, readable + PAGE + 10, 8 * MIB].map(Some),
+        "3 MiB before an unmapped page".into(),
+    );
+    arrays.push((index, readable + 1, None));
+    // MAX_LENGTH bytes ending in a truncated sequence; one more is refused.
+    add(
+        Buffer::new(0, MAX_LENGTH)
+            .ascii()
+            .with(MAX_LENGTH - 3, b"\xF0\x9F\x98"),
+        &[Some(MAX_LENGTH), Some(MAX_LENGTH + 1)],
+        "MAX_LENGTH bytes ending in F0 9F 98".into(),
+    );
+}
+
+fn pages_program() -> &'static Path {
+    static EXE: OnceLock<PathBuf> = OnceLock::new();
+    EXE.get_or_init(|| {
+        let exe = tmp().join("pages");
+        compile("gcc", "pages.c", &["-std=c99"], &exe, library_dir());
+        exe
+    })
+}
+
+/// Writes pages.c's cases file `name`.
+fn write_cases(name: &str, buffers: &[Buffer]) -> PathBuf {
+    std::fs::create_dir_all(tmp()).expect("create the temp dir");
+    let path = tmp().join(name);
+    let bytes: Vec<u8> = buffers.iter().flat_map(Buffer::record).collect();
+    std::fs::write(&path, bytes).expect("write the cases file");
+    path
+}
+
+/// pages.c's stack_area: zeros, and its buffers on the stack, each at the next page
+/// boundary after the previous one plus its offset.
+const STACK_AREA: usize = MIB;
+
+fn stack_area(buffers: &[Buffer]) -> Vec<u8> {
+    let mut area = vec![0; STACK_AREA];
+    let mut used: usize = 0;
+    for buffer in buffers.iter().filter(|b| b.on_stack) {
+        let at = used.div_ceil(PAGE) * PAGE + buffer.offset;
+        area[at..at + buffer.len].copy_from_slice(&buffer.bytes());
+        used = at + buffer.len + usize::from(buffer.nul);
+    }
+    area
+}
+
+/// Checks of stack_area itself, an array of 1 MiB read at once: (label, command,
+/// expected output). All of it, up to its first error and to just after it, and a
+/// LEN beyond it.
+fn stack_area_checks(buffers: &[Buffer]) -> Vec<(String, String, String)> {
+    let area = stack_area(buffers);
+    let error = first_error(&area);
+    let mut checks = vec![(
+        "utf8-check stack_area".to_string(),
+        expected(&area, classify(&area)),
+    )];
+    for len in [error, error + 1] {
+        checks.push((
+            format!("utf8-check stack_area {len}"),
+            expected(&area[..len], classify(&area[..len])),
+        ));
+    }
+    checks.push((
+        format!("utf8-check stack_area {}", STACK_AREA + 1),
+        format!(
+            "LEN {} exceeds the {STACK_AREA} bytes of the array\n",
+            STACK_AREA + 1
+        ),
+    ));
+    checks
+        .into_iter()
+        .enumerate()
+        .map(|(i, (command, want))| (format!("s{i}"), command, want))
+        .collect()
+}
+
+/// gdb's -ex arguments that print pages.c's page size and the buffers' addresses
+/// and run every check after a `@@pN` marker, and each of `more` after its label
+/// (-ex, not a script, which an error would end).
+fn page_arguments(
+    buffers: usize,
+    checks: &[PageCheck],
+    more: &[(String, String, String)],
+) -> Vec<String> {
+    let mut commands = vec![
+        r#"printf "@@page_size %ld\n", page_size"#.to_string(),
+        format!(
+            "python print('@@addresses ' + ' '.join(str(int(gdb.parse_and_eval('bufs[%d]' % i))) for i in range({buffers})))"
+        ),
+    ];
+    for (i, check) in checks.iter().enumerate() {
+        commands.push(format!("echo @@p{i}\\n"));
+        commands.push(check.command());
+    }
+    for (label, command, _) in more {
+        commands.push(format!("echo @@{label}\\n"));
+        commands.push(command.clone());
+    }
+    // gdb's exit status is that of the last command, which may be an error.
+    commands.push("echo @@end\\n".into());
+    commands
+        .into_iter()
+        .flat_map(|c| ["-ex".to_string(), c])
+        .collect()
+}
+
+/// Every check's output against its expectation, and each of `more`'s; panics
+/// listing the first failures.
+fn assert_page_checks(
+    out: &str,
+    buffers: &[Buffer],
+    checks: &[PageCheck],
+    more: &[(String, String, String)],
+    context: &str,
+) {
+    let line = |prefix: &str| -> String {
+        out.lines()
+            .find_map(|l| l.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("{context}: no {prefix} line in:\n{out}"))
+            .to_string()
+    };
+    let page_size: usize = line("@@page_size ").trim().parse().expect("a page size");
+    let addresses: Vec<u64> = line("@@addresses ")
+        .split_whitespace()
+        .map(|a| a.parse().expect("an address"))
+        .collect();
+    assert_eq!(addresses.len(), buffers.len(), "{context}: addresses");
+    // Each marker's output: up to the next marker.
+    let mut sections = std::collections::HashMap::new();
+    for piece in out.split("@@").skip(1) {
+        if let Some((label, text)) = piece.split_once('\n') {
+            sections.insert(label.to_string(), text.to_string());
+        }
+    }
+    let mut failures = Vec::new();
+    let mut current: Option<(usize, Vec<u8>)> = None;
+    for (i, check) in checks.iter().enumerate() {
+        let buffer = &buffers[check.buffer];
+        if current.as_ref().map(|(b, _)| *b) != Some(check.buffer) {
+            current = Some((check.buffer, buffer.bytes()));
+        }
+        let bytes = &current.as_ref().expect("the buffer's bytes").1;
+        let want = page_expected(check, buffer, bytes, addresses[check.buffer], page_size);
+        let got = sections
+            .get(&format!("p{i}"))
+            .map_or("<no output>", String::as_str);
+        if got != want {
+            failures.push(format!(
+                "`{}` ({}):\n--- expected\n{want}--- got\n{got}",
+                check.command(),
+                check.what
+            ));
+        }
+    }
+    for (label, command, want) in more {
+        let got = sections.get(label).map_or("<no output>", String::as_str);
+        if got != want {
+            failures.push(format!("`{command}`:\n--- expected\n{want}--- got\n{got}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{context}: {} of {} checks failed; the first:\n{}",
+        failures.len(),
+        checks.len() + more.len(),
+        failures[..failures.len().min(10)].join("\n")
+    );
+}
+
+#[test]
+fn buffers_larger_than_a_read_across_page_boundaries() {
+    if !have_all(&["gdb", "gcc"]) {
+        return;
+    }
+    let started = Instant::now();
+    let (buffers, checks) = page_cases(true);
+    let cases = write_cases("pages-live.cases", &buffers);
+    let mut args: Vec<String> = [
+        format!("source {}", script_path().display()),
+        "break checkpoint".into(),
+        "run".into(),
+        "up".into(),
+    ]
+    .into_iter()
+    .flat_map(|c| ["-ex".to_string(), c])
+    .collect();
+    let more = stack_area_checks(&buffers);
+    args.extend(page_arguments(buffers.len(), &checks, &more));
+    args.extend([
+        "--args".to_string(),
+        pages_program().to_str().unwrap().to_string(),
+        cases.to_str().unwrap().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = gdb("pages-live", &[], &args, &[]);
+    assert_page_checks(&out, &buffers, &checks, &more, "live process");
+    eprintln!(
+        "pages, live: {} checks on {} buffers in {:.1?}",
+        checks.len() + more.len(),
+        buffers.len(),
+        started.elapsed()
+    );
+}
+
+/// The same on a core file written by `gcore` (without the buffers of several MiB):
+/// gdb reads it from the core's sections, and the unmapped pages are not in it.
+#[test]
+fn buffers_larger_than_a_read_on_a_core_file() {
+    if !have_all(&["gdb", "gcc"]) {
+        return;
+    }
+    let started = Instant::now();
+    let (buffers, checks) = page_cases(false);
+    let cases = write_cases("pages-core.cases", &buffers);
+    let exe = pages_program().to_str().unwrap().to_string();
+    let core = tmp().join("pages.core");
+    let _ = std::fs::remove_file(&core);
+    let first = [
+        "break checkpoint".to_string(),
+        "run".into(),
+        format!("gcore {}", core.display()),
+        "kill".into(),
+    ];
+    let out = gdb(
+        "pages-gcore",
+        &first,
+        &["--args", &exe, cases.to_str().unwrap()],
+        &[],
+    );
+    assert!(core.exists(), "gcore wrote no core file:\n{out}");
+    let mut args: Vec<String> = [
+        format!("source {}", script_path().display()),
+        format!("core-file {}", core.display()),
+        "up".into(),
+    ]
+    .into_iter()
+    .flat_map(|c| ["-ex".to_string(), c])
+    .collect();
+    let more = stack_area_checks(&buffers);
+    args.extend(page_arguments(buffers.len(), &checks, &more));
+    args.push(exe);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = gdb("pages-core", &[], &args, &[]);
+    assert!(
+        out.contains("Core was generated by"),
+        "not a core session:\n{out}"
+    );
+    assert_page_checks(&out, &buffers, &checks, &more, "core file");
+    let _ = std::fs::remove_file(&core);
+    eprintln!(
+        "pages, core file: {} checks on {} buffers in {:.1?}",
+        checks.len() + more.len(),
+        buffers.len(),
+        started.elapsed()
     );
 }
