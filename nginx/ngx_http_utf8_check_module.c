@@ -793,6 +793,19 @@ ngx_http_utf8_check_body_read(ngx_http_request_t *r)
 
     ctx = ngx_http_get_module_ctx(r, ngx_http_utf8_check_module);
 
+    if (ctx->reading_body) {
+        /*
+         * nginx has read the body, but its last buffer never passed the
+         * filter: the check did not see all of it, so it does not pass.
+         */
+        ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
+                      "utf8_check: the request body was read without its "
+                      "end passing the check");
+        ctx->reading_body = 0;
+        ngx_http_finalize_request(r, NGX_HTTP_INTERNAL_SERVER_ERROR);
+        return;
+    }
+
     ctx->status = NGX_DECLINED;
 
     /* the body was read on behalf of the content handler: keep it for it */

@@ -440,6 +440,7 @@ def test_valid(run, ports):
         run.fail("valid: body echoed intact", "got %r" % echoed)
     run.expect("valid: no body, no arguments", ports["all"], b"/", 200)
     run.expect("valid: empty body", ports["all"], b"/", 200, body=[b""])
+    run.expect("valid: empty chunked body", ports["all"], b"/", 200, body=[], chunked=True)
     seen = len(run.nginx.backend.seen)
     run.expect("valid: proxied", ports["all"], b"/proxy/" + pct(text), 200, headers=headers,
                body=body)
