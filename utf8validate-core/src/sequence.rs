@@ -159,7 +159,8 @@ mod tests {
     }
 
     /// `open_state` against the machine, on every well-formed string of 3-6 bytes
-    /// built from one byte of each class (and on the ends of longer text).
+    /// (of 3 under Miri, which is a thousand times slower: every last three bytes
+    /// `open_state` reads) built from one byte of each class.
     #[test]
     fn open_states_are_the_machines() {
         use crate::state_machine::run;
@@ -168,7 +169,8 @@ mod tests {
         ];
         let mut checked = 0;
         let mut bytes = std::vec::Vec::new();
-        for len in 3..=6 {
+        let longest = if cfg!(miri) { 3 } else { 6 };
+        for len in 3..=longest {
             let mut index = std::vec![0usize; len];
             loop {
                 bytes.clear();
@@ -189,6 +191,6 @@ mod tests {
                 index[k] += 1;
             }
         }
-        assert!(checked > 10_000, "{checked}");
+        assert!(checked > if cfg!(miri) { 100 } else { 10_000 }, "{checked}");
     }
 }
