@@ -136,6 +136,10 @@ fn main() -> ExitCode {
             return ExitCode::from(Outcome::Unreadable as u8);
         }
     };
+    sizes.trace(format_args!(
+        "backend {}",
+        utf8validate_core::backends::selected()
+    ));
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let result = run(&cli, sizes, &mut out).and_then(|worst| match out.flush() {

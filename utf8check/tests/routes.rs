@@ -83,6 +83,21 @@ fn inputs(len: usize) -> Vec<Vec<u8>> {
     all
 }
 
+/// The back ends this CPU runs, best first (`UTF8VALIDATE_BACKEND`'s names).
+fn back_ends() -> Vec<&'static str> {
+    utf8validate_core::backends::available()
+        .map(|b| b.name())
+        .collect()
+}
+
+/// The back end for the `i`-th of the tests that run on one back end each: the
+/// back ends in turn, so that each runs some of the routes. The ignored test
+/// `every_route_on_every_back_end` runs every route on each.
+fn in_turn(i: usize) -> &'static str {
+    let all = back_ends();
+    all[i % all.len()]
+}
+
 /// The testing aid's variables for a route, and the trace.
 #[derive(Clone, Copy, Debug)]
 struct Route {
@@ -90,16 +105,19 @@ struct Route {
     part: usize,
     window: usize,
     read: usize,
+    /// The library's back end (`UTF8VALIDATE_BACKEND`).
+    backend: &'static str,
 }
 
 impl Route {
     /// One thread, no parts: the mapped scan and the read loop alone.
-    fn one_thread(window: usize, read: usize) -> Route {
+    fn one_thread(window: usize, read: usize, backend: &'static str) -> Route {
         Route {
             threads: 1,
             part: 1,
             window,
             read,
+            backend,
         }
     }
 
@@ -109,8 +127,15 @@ impl Route {
             .env("UTF8CHECK_PART_SIZE", self.part.to_string())
             .env("UTF8CHECK_WINDOW_SIZE", self.window.to_string())
             .env("UTF8CHECK_READ_SIZE", self.read.to_string())
-            .env("UTF8CHECK_TRACE", "1");
+            .env("UTF8CHECK_TRACE", "1")
+            .env("UTF8VALIDATE_BACKEND", self.backend);
         cmd
+    }
+
+    /// The back end the trace names is the one asked for.
+    fn assert_backend(&self, stderr: &str) {
+        let want = format!("backend {}", self.backend);
+        assert_eq!(traced(stderr, "backend "), [want.as_str()], "{self:?}");
     }
 
     /// How many parts a regular file of `len` bytes is cut into: none (0) when it
@@ -164,6 +189,7 @@ fn check_files(test: &str, route: Route, lengths: impl IntoIterator<Item = usize
     let stderr = &r.stderr;
     let code = if want.is_empty() { 0 } else { 1 };
     assert_eq!(r.code, code, "{route:?}: {}", first_lines(stderr));
+    route.assert_backend(stderr);
     if r.out() != want {
         let (got, want) = (r.out(), want);
         let diff = got.lines().zip(want.lines()).find(|(g, w)| g != w);
@@ -207,8 +233,7 @@ fn lengths_for(threads: usize, part: usize) -> Vec<usize> {
     lengths
 }
 
-#[test]
-fn files_cut_into_parts_for_2_3_and_4_threads() {
+fn parts_for_2_3_and_4_threads(backend: &'static str) {
     for threads in [2, 3, 4] {
         // Windows of 3 bytes: parts span windows, and the scan in order after a
         // part fails crosses them too.
@@ -217,13 +242,14 @@ fn files_cut_into_parts_for_2_3_and_4_threads() {
             part: 5,
             window: 3,
             read: 7,
+            backend,
         };
-        check_files(&format!("parts-{threads}"), route, lengths_for(threads, 5));
+        let test = format!("parts-{threads}-{backend}");
+        check_files(&test, route, lengths_for(threads, 5));
     }
 }
 
-#[test]
-fn files_cut_into_parts_for_16_threads() {
+fn parts_for_16_threads(backend: &'static str) {
     // Parts of 1 byte: every cut inside a character, and parts left empty where a
     // cut is moved past the next one.
     let route = Route {
@@ -231,35 +257,52 @@ fn files_cut_into_parts_for_16_threads() {
         part: 1,
         window: 4,
         read: 7,
+        backend,
     };
-    check_files("parts-16-1", route, lengths_for(16, 1));
+    check_files(&format!("parts-16-1-{backend}"), route, lengths_for(16, 1));
     // Parts of 3 bytes, with 1, 7 and 15 bytes left over.
     let route = Route { part: 3, ..route };
-    check_files("parts-16-3", route, [49, 55, 63]);
+    check_files(&format!("parts-16-3-{backend}"), route, [49, 55, 63]);
 }
 
-#[test]
-fn files_on_one_thread_mapped_in_windows_of_every_small_size() {
+fn windows_of_every_small_size(backend: &'static str) {
     for window in [1, 2, 3, 4, 5, 8, 13] {
         let lengths = [window - 1, window, window + 1, 3 * window + 2, 17];
-        check_files(
-            &format!("window-{window}"),
-            Route::one_thread(window, 7),
-            lengths,
-        );
+        let route = Route::one_thread(window, 7, backend);
+        check_files(&format!("window-{window}-{backend}"), route, lengths);
     }
 }
 
 /// Files shorter than two parts on many threads: one thread, as the trace shows.
-#[test]
-fn files_shorter_than_two_parts_take_one_thread() {
+fn shorter_than_two_parts(backend: &'static str) {
     let route = Route {
         threads: 16,
         part: 20,
         window: 6,
         read: 7,
+        backend,
     };
-    check_files("short", route, [0, 1, 19, 20, 21, 39]);
+    check_files(&format!("short-{backend}"), route, [0, 1, 19, 20, 21, 39]);
+}
+
+#[test]
+fn files_cut_into_parts_for_2_3_and_4_threads() {
+    parts_for_2_3_and_4_threads(in_turn(0));
+}
+
+#[test]
+fn files_cut_into_parts_for_16_threads() {
+    parts_for_16_threads(in_turn(1));
+}
+
+#[test]
+fn files_on_one_thread_mapped_in_windows_of_every_small_size() {
+    windows_of_every_small_size(in_turn(2));
+}
+
+#[test]
+fn files_shorter_than_two_parts_take_one_thread() {
+    shorter_than_two_parts(in_turn(3));
 }
 
 /// Runs `route`'s program with standard input from `stdin` and checks what it
@@ -294,6 +337,7 @@ fn check_stdin(
         first_lines(&stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{how}");
+    route.assert_backend(&stderr);
     traced(&stderr, "read ")
         .iter()
         .map(|l| l["read ".len()..].parse().unwrap())
@@ -334,8 +378,7 @@ fn write_in_pieces(mut pipe: std::process::ChildStdin, data: &[u8], piece: usize
 /// an error keeps 8 bytes back for the hex dump) and written in pieces of 1, 7 and
 /// 4096 bytes: each kind at every offset, the report the oracle's, and the reads
 /// as short as the sizes make them.
-#[test]
-fn standard_input_from_a_pipe_with_short_reads() {
+fn pipe_with_short_reads(backend: &'static str) {
     // (read size, piece written at a time)
     let cases = [
         (1, 4096),
@@ -347,7 +390,7 @@ fn standard_input_from_a_pipe_with_short_reads() {
         (5, 7),
     ];
     for (read, piece) in cases {
-        let route = Route::one_thread(64, read);
+        let route = Route::one_thread(64, read, backend);
         let inputs = inputs(37);
         for bytes in &inputs {
             let reads = check_stdin(route, bytes, Stdio::piped(), Some((bytes, piece)));
@@ -364,7 +407,7 @@ fn standard_input_from_a_pipe_with_short_reads() {
     }
     // The empty input.
     check_stdin(
-        Route::one_thread(64, 1),
+        Route::one_thread(64, 1, backend),
         b"",
         Stdio::piped(),
         Some((b"", 1)),
@@ -373,14 +416,14 @@ fn standard_input_from_a_pipe_with_short_reads() {
 
 /// Standard input redirected from a regular file (`utf8check < FILE`) is mapped
 /// and cut like a named file.
-#[test]
-fn standard_input_from_a_file_is_cut_like_a_named_file() {
-    let dir = scratch("stdin-file");
+fn stdin_from_a_file(backend: &'static str) {
+    let dir = scratch(&format!("stdin-file-{backend}"));
     let route = Route {
         threads: 3,
         part: 4,
         window: 5,
         read: 7,
+        backend,
     };
     for len in [0, 7, 8, 12, 13, 14] {
         for bytes in inputs(len) {
@@ -390,6 +433,32 @@ fn standard_input_from_a_file_is_cut_like_a_named_file() {
         }
     }
     let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn standard_input_from_a_pipe_with_short_reads() {
+    pipe_with_short_reads(in_turn(4));
+}
+
+#[test]
+fn standard_input_from_a_file_is_cut_like_a_named_file() {
+    stdin_from_a_file(in_turn(5));
+}
+
+/// Every route above on every back end this CPU runs (about a minute per back end
+/// in release builds; `cargo test --profile test-release -p utf8check --test routes
+/// -- --ignored`).
+#[test]
+#[ignore = "every route on every back end: run in release with --ignored"]
+fn every_route_on_every_back_end() {
+    for backend in back_ends() {
+        parts_for_2_3_and_4_threads(backend);
+        parts_for_16_threads(backend);
+        windows_of_every_small_size(backend);
+        shorter_than_two_parts(backend);
+        pipe_with_short_reads(backend);
+        stdin_from_a_file(backend);
+    }
 }
 
 /// The defaults on a file long enough for two parts of 64 MiB: `yes 'hello world'`
@@ -468,12 +537,13 @@ fn a_file_that_shrinks_or_grows_while_it_is_read() {
     // One thread, and two threads with parts of 256 KiB; windows of 64 bytes make
     // 16,384 trace lines, far more than a pipe holds.
     let routes = [
-        Route::one_thread(64, 7),
+        Route::one_thread(64, 7, in_turn(6)),
         Route {
             threads: 2,
             part: 256 << 10,
             window: 64,
             read: 7,
+            backend: in_turn(7),
         },
     ];
     for route in routes {
