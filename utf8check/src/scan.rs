@@ -215,17 +215,25 @@ fn scan_mapped(
         checked = lookup.len;
         // The size it had when it was measured is not the size it has now when
         // another process writes to it.
-        let now = file.metadata()?.len();
-        if now == checked {
+        let Some(grown) = measured_again(checked, file.metadata()?.len())? else {
             break;
-        }
-        if now < checked {
-            return Err(io::Error::other(crate::shrink::MESSAGE));
-        }
-        sizes.trace(format_args!("grew to {now}"));
-        lookup.len = now;
+        };
+        sizes.trace(format_args!("grew to {grown}"));
+        lookup.len = grown;
     }
     run.finish(&mut lookup, on_error).map(Some)
+}
+
+/// What the size of a regular file, measured again (`now`) after its first
+/// `checked` bytes were checked, says: `None` when it is the same, `Some(now)` when
+/// it grew (the bytes added are checked next, as a reader to its end would check
+/// them), an error when it shrank (the bytes checked are no longer the file's).
+fn measured_again(checked: u64, now: u64) -> io::Result<Option<u64>> {
+    match now.cmp(&checked) {
+        std::cmp::Ordering::Equal => Ok(None),
+        std::cmp::Ordering::Greater => Ok(Some(now)),
+        std::cmp::Ordering::Less => Err(io::Error::other(crate::shrink::MESSAGE)),
+    }
 }
 
 /// The bytes `from..to` of `file`, mapped `window` bytes at a time, in order, each
@@ -489,5 +497,20 @@ impl Lookup for StreamBytes<'_> {
             self.counted_to = upto;
         }
         Ok((self.newlines, self.line_start))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_measured_again_is_the_same_grown_or_shrunk() {
+        assert_eq!(measured_again(10, 10).unwrap(), None);
+        assert_eq!(measured_again(10, 11).unwrap(), Some(11));
+        assert_eq!(measured_again(0, 1 << 40).unwrap(), Some(1 << 40));
+        let shrunk = measured_again(10, 9).unwrap_err();
+        assert_eq!(shrunk.to_string(), crate::shrink::MESSAGE);
+        assert!(measured_again(1, 0).is_err());
     }
 }

@@ -405,6 +405,37 @@ fn json_file_names_that_are_not_utf8() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// Output that cannot be written stops the run with status 2: a full disk with a
+/// message, a reader that closed the pipe (as `| head` does) quietly.
+#[test]
+fn output_that_cannot_be_written_exits_2() {
+    let dir = scratch("output");
+    let file = dir.join("bad.txt");
+    fs::write(&file, b"ok\n\xFF\n").unwrap();
+    let full = fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let out = Command::new(BIN)
+        .arg(&file)
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("utf8check: cannot write to standard output: "),
+        "{stderr}"
+    );
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(BIN)
+        .arg(&file)
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let _ = fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn help_and_version() {
     let r = run(&["--help"], None);

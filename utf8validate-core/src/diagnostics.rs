@@ -289,4 +289,61 @@ mod tests {
         }
         assert_eq!(ErrorKind::from_raw(8), None);
     }
+
+    /// `describe_sequence` on every string of one or two bytes and on 3- and
+    /// 4-byte strings around the edges of the lead bytes' second-byte ranges,
+    /// each followed by a byte that cannot follow anything (FF): `None` when the
+    /// first sequence is well-formed (std decodes a character), the maximal
+    /// subpart when it is ill-formed (std's `error_len`), and a truncation only at
+    /// the end (`at_end`), with the bytes to the end.
+    #[test]
+    fn describe_sequence_answers_for_the_first_sequence_only() {
+        let mut inputs: std::vec::Vec<std::vec::Vec<u8>> = std::vec::Vec::new();
+        for a in 0..=255u8 {
+            inputs.push(std::vec![a]);
+            for b in 0..=255u8 {
+                inputs.push(std::vec![a, b]);
+            }
+        }
+        let edges = [0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0];
+        for a in [0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5] {
+            for b in edges {
+                for c in edges {
+                    inputs.push(std::vec![a, b, c]);
+                    inputs.push(std::vec![a, b, c, 0x80]);
+                }
+            }
+        }
+        for mut seq in inputs {
+            for at_end in [false, true] {
+                let whole = seq.clone();
+                let want = match core::str::from_utf8(&whole) {
+                    Ok(_) => None,
+                    Err(e) if e.valid_up_to() > 0 => None,
+                    Err(e) => match e.error_len() {
+                        Some(length) => Some(length),
+                        None if at_end => Some(whole.len()),
+                        None => None,
+                    },
+                };
+                let got = describe_sequence(&whole, at_end);
+                assert_eq!(got.map(|e| e.length), want, "{whole:02X?} at_end {at_end}");
+                if let Some(e) = got {
+                    assert_eq!(e.offset, 0);
+                    let truncated = core::str::from_utf8(&whole)
+                        .unwrap_err()
+                        .error_len()
+                        .is_none();
+                    assert_eq!(e.kind == ErrorKind::Truncated, truncated, "{whole:02X?}");
+                }
+                // What follows the first sequence never matters.
+                seq.push(0xFF);
+                let first = describe_sequence(&seq, at_end).map(|e| e.length);
+                seq.pop();
+                if want.is_none() && core::str::from_utf8(&whole).is_ok() {
+                    assert_eq!(first, None, "{seq:02X?} FF");
+                }
+            }
+        }
+    }
 }

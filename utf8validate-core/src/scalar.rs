@@ -95,6 +95,12 @@ fn is_ascii_block(block: &[u8; SCAN_BLOCK]) -> bool {
     (lo | hi) & HIGH_BITS == 0
 }
 
+/// True iff the machine, in shift form `s`, is in START: on a character boundary.
+#[inline(always)]
+fn at_boundary(s: u64) -> bool {
+    s & SLOT_MASK == START_SLOT
+}
+
 /// Where a scan stopped because the machine entered ERROR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stop {
@@ -113,7 +119,7 @@ pub(crate) fn scan(state: State, bytes: &[u8]) -> Result<State, Stop> {
     let (blocks, tail) = bytes.as_chunks::<SCAN_BLOCK>();
     let mut offset = 0usize;
     for block in blocks {
-        if s & SLOT_MASK == START_SLOT && is_ascii_block(block) {
+        if at_boundary(s) && is_ascii_block(block) {
             offset += SCAN_BLOCK;
             continue;
         }
@@ -142,21 +148,22 @@ pub(crate) fn scan(state: State, bytes: &[u8]) -> Result<State, Stop> {
 #[cold]
 fn locate(entry: u64, part: &[u8], offset: usize) -> Stop {
     let mut s = entry;
-    for (i, &b) in part.iter().enumerate() {
+    let mut before = State::Error;
+    let stop = part.iter().position(|&b| {
         let next = step(s, b);
         if next & SLOT_MASK == ERROR_SLOT {
-            return Stop {
-                at: offset + i,
-                before: state_of(s),
-            };
+            before = state_of(s);
+            return true;
         }
         s = next;
-    }
-    // The caller saw ERROR in this part; report its last byte if the re-run somehow
-    // disagrees (it cannot: the steps are the same).
+        false
+    });
+    // The caller saw ERROR in this part, and the re-run takes the same steps: the
+    // byte is found. (Were it not, the last byte and ERROR would stand in, without
+    // a panic path.)
     Stop {
-        at: offset + part.len().saturating_sub(1),
-        before: State::Error,
+        at: offset + stop.unwrap_or(part.len().saturating_sub(1)),
+        before,
     }
 }
 
@@ -296,30 +303,14 @@ fn scalar_piece<E: PieceEnd>(state: State, bytes: &[u8], end: E) -> E::Output {
 /// prefix: the scalar machine from the last character boundary at or before
 /// `passed`, where it is in START. The machine is the source of truth: if it finds
 /// no error, there is none. Turns the `g` of a failed vector check into the exact
-/// offset (for the SIMD back ends' `first_error`), and checks
-/// the last bytes of inputs one or two bytes longer than a vector. Out of line and
-/// cold: only rare inputs (an error, or an odd length) get here.
+/// offset (for the SIMD back ends' `first_error`). Out of line and cold: only
+/// inputs with an error get here.
 #[cfg(simd_back_end)]
 #[cold]
 #[inline(never)]
 pub(crate) fn first_error_from_boundary(bytes: &[u8], passed: usize) -> Option<usize> {
     let from = boundary_at_or_before(bytes, passed);
     first_error(bytes.get(from..)?).map(|error| from + error)
-}
-
-/// [`first_error_from_boundary`] with the end left open: a sequence cut short by the
-/// end of `bytes` is no error (a piece of data in pieces, which the next piece may
-/// finish).
-#[cfg(simd_back_end)]
-#[cold]
-#[inline(never)]
-pub(crate) fn first_error_from_boundary_open(bytes: &[u8], passed: usize) -> Option<usize> {
-    let from = boundary_at_or_before(bytes, passed);
-    let rest = bytes.get(from..)?;
-    match scan(State::Start, rest) {
-        Ok(_) => None,
-        Err(stop) => Some(from + error_offset(rest, stop)),
-    }
 }
 
 #[cfg(test)]

@@ -158,6 +158,12 @@ fn the_machine_has_its_simd_back_ends() {
         Err(_) => assert_eq!(names.first().copied(), Some(backends::selected())),
     }
     assert_eq!(names.last().copied(), Some("scalar"));
+    for b in all() {
+        assert_eq!(
+            format!("{b:?}"),
+            format!("Backend {{ name: {:?} }}", b.name())
+        );
+    }
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx512f")

@@ -41,6 +41,26 @@ fn assert_agrees(bytes: &[u8]) {
     }
 }
 
+/// After every proper prefix of every character (every scalar value, U+0000 to
+/// U+10FFFF), the machine needs as many more continuation bytes as the character
+/// has left; START and ERROR need none.
+#[test]
+fn pending_continuations_after_every_prefix_of_every_character() {
+    let mut buf = [0u8; 4];
+    for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+        let bytes = c.encode_utf8(&mut buf).as_bytes();
+        for k in 1..=bytes.len() {
+            let state = bytes[..k]
+                .iter()
+                .fold(State::Start, |s, &b| next_state(s, b));
+            let left = bytes.len() - k;
+            assert_eq!(state.pending_continuations(), left, "{:02x?}", &bytes[..k]);
+        }
+    }
+    assert_eq!(State::Start.pending_continuations(), 0);
+    assert_eq!(State::Error.pending_continuations(), 0);
+}
+
 #[test]
 fn byte_classes_are_the_drafts() {
     for b in 0..=255u8 {

@@ -321,3 +321,31 @@ fn every_three_byte_string_in_text_every_split() {
     }
     assert_eq!(checked, 256 * 256 * 256 * (6 + 5));
 }
+
+/// `fail_unreadable`, the C ABI's NULL buffer with a length: an error of length 0
+/// and kind `InvalidByte` at the start of the current sequence (the documented
+/// rule of `utf8_stream_feed`), after which the stream has failed; it does not
+/// replace an earlier error.
+#[test]
+fn unreadable_bytes_fail_the_stream_at_the_current_sequence() {
+    let mut s = Stream::new();
+    assert!(s.feed(b"ab\xE2\x82"));
+    s.fail_unreadable();
+    let unreadable = Utf8Error {
+        offset: 2,
+        length: 0,
+        kind: ErrorKind::InvalidByte,
+    };
+    assert_eq!(s.finish(), Err(unreadable));
+    assert!(!s.feed(b"\xAC"));
+    assert_eq!(s.position(), 2);
+    let mut s = Stream::new();
+    assert!(!s.feed(b"a\x80"));
+    s.fail_unreadable();
+    let stray = Utf8Error {
+        offset: 1,
+        length: 1,
+        kind: ErrorKind::UnexpectedContinuation,
+    };
+    assert_eq!(s.finish(), Err(stray));
+}

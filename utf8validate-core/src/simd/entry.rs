@@ -252,7 +252,7 @@ macro_rules! entry_points {
                 let bytes = core::slice::from_raw_parts(ptr, len);
                 match tiered(bytes, at) {
                     None => len,
-                    Some(passed) => <usize as $crate::simd::Answer>::from_boundary(bytes, passed),
+                    Some(passed) => $crate::simd::offset_from_boundary(bytes, passed),
                 }
             }
         }

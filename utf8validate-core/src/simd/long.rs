@@ -7,7 +7,6 @@ use super::medium::{check_medium, failing_medium_block, MEDIUM};
 use super::rules::{Constants, FULL};
 use super::tiers::{block_errors, block_errors_after, check_stretch, Stretch};
 use super::{Vector, BLOCK};
-use crate::scalar::{first_error_from_boundary, first_error_from_boundary_open};
 use crate::sequence::ends_inside_sequence;
 
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
@@ -87,19 +86,18 @@ pub(super) unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
 /// save.
 #[inline(always)]
 fn second_block(bytes: &[u8]) -> usize {
-    match next_block(bytes.as_ptr(), 0) {
-        aligned if bytes.len() >= ALIGN_FROM && aligned >= 3 => aligned,
-        _ => BLOCK,
+    if bytes.len() < ALIGN_FROM {
+        return BLOCK;
     }
-}
-
-/// The offset of the block after the one at `at`: the last 64-byte aligned
-/// address in `at + 1..=at + BLOCK` (relative to `start`), so it overlaps the block
-/// at `at` by `(start + at) % BLOCK` bytes and leaves no gap.
-#[inline(always)]
-fn next_block(start: *const u8, at: usize) -> usize {
-    let end = (start as usize).wrapping_add(at + BLOCK);
-    at + BLOCK - end % BLOCK
+    // 1 to BLOCK: the bytes from the start of the input to the next 64-byte
+    // aligned address, so the second block overlaps the first by the rest of it
+    // and leaves no gap.
+    let aligned = BLOCK - bytes.as_ptr() as usize % BLOCK;
+    if aligned >= 3 {
+        aligned
+    } else {
+        BLOCK
+    }
 }
 
 /// [`check_long`] from `at`, where [`leading_ascii`] stopped: the tiered loop
@@ -113,7 +111,8 @@ fn next_block(start: *const u8, at: usize) -> usize {
 /// passes (see `super::piece`).
 ///
 /// # Safety
-/// The CPU feature of `V` must be present, `bytes.len() > BLOCK`, and `at` is what
+/// The CPU feature of `V` must be present, `bytes.len() > MEDIUM` (the last block
+/// then starts far enough in to read the three bytes before it), and `at` is what
 /// [`leading_ascii`] answered for `bytes` (or 0). Call it only from a function
 /// compiled with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
@@ -170,19 +169,10 @@ pub(crate) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
                 }
                 return None;
             }
-            if from >= 3 {
-                // In bounds: from >= 3 and from + BLOCK = len.
-                if block_errors::<V, FULL>(&k, start.add(from)).any_nonzero() {
-                    return Some(from);
-                }
-            } else {
-                // 65 or 66 bytes: too few to look 3 bytes back from `len - 64`;
-                // the scalar machine checks the last bytes (and the end) from a
-                // boundary in the first block, which passed.
-                if OPEN {
-                    return first_error_from_boundary_open(bytes, BLOCK);
-                }
-                return first_error_from_boundary(bytes, BLOCK);
+            // In bounds: from = len - BLOCK > MEDIUM - BLOCK >= 3, and
+            // from + BLOCK = len.
+            if block_errors::<V, FULL>(&k, start.add(from)).any_nonzero() {
+                return Some(from);
             }
         }
     }

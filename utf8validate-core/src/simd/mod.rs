@@ -98,7 +98,7 @@ mod vector;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod x86;
 
-pub(crate) use answer::Answer;
+pub(crate) use answer::offset_from_boundary;
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
 pub(crate) use piece::{check_piece, check_piece_long, check_piece_tiered};
