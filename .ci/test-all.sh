@@ -35,8 +35,15 @@ step "cargo test (debug)" cargo test
 step "exhaustive and long tests (release)" \
   cargo test --profile test-release -p utf8validate-core --test exhaustive --test stream --test backends \
   --test diagnostics -- --ignored
+# utf8check's routes (parts, windows, read blocks) on every back end, in release.
+step "utf8check routes on every back end (release)" \
+  cargo test --profile test-release -p utf8check --test routes -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
+# Data in pieces through the optimised .so, on every back end: every split of every
+# length up to 300 bytes, long pieces at every block edge, large inputs in random pieces.
+step "C ABI in pieces, every split (release)" \
+  cargo test --profile test-release -p utf8validate-c-tests --test pieces -- --ignored
 # The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
 step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.
@@ -68,6 +75,10 @@ done
 for s in windows-tests windows-cmake-tests macos-checks; do step "$s" bash ".ci/$s.sh"; done
 # Bounded coverage-guided differential fuzzing (Rust API and C ABI).
 step "fuzzing" bash .ci/fuzz.sh
+# The Rust crate under Miri (undefined behaviour): the scalar, SSSE3, AVX2 and NEON back ends.
+step "Miri" bash .ci/miri.sh
+# Mutation testing of the code changed since the last full run: no missed mutant.
+step "mutation testing (changed code)" bash .ci/mutants.sh
 
 printf '\n=== %d s in all\n' $((SECONDS - start))
 for f in "${failures[@]}"; do printf 'failed step: %s\n' "$f"; done
