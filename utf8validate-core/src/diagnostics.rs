@@ -13,7 +13,9 @@ use crate::state_machine::{next_state, State};
 /// per row of its "bytes never used" and "two-byte pairs never used" tables.
 ///
 /// The discriminants are part of the C ABI (`utf8_error_kind`): explicit, and only
-/// ever appended to.
+/// ever appended to. [`name`](Self::name) gives a stable snake_case name,
+/// [`message`](Self::message) a sentence, and `Display` a few lowercase words (the
+/// kind in [`Utf8Error`]'s `Display`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -128,6 +130,41 @@ impl ErrorKind {
     }
 }
 
+impl ErrorKind {
+    /// A few lowercase words naming the kind, as [`Utf8Error`]'s `Display` writes it
+    /// after the offset (for example "encoded UTF-16 surrogate"). For people, like
+    /// [`message`](Self::message): match on the kind, not on these words.
+    const fn phrase(self) -> &'static str {
+        match self {
+            ErrorKind::None => "no error",
+            ErrorKind::UnexpectedContinuation => "unexpected continuation byte",
+            ErrorKind::MissingContinuation => "missing continuation byte",
+            ErrorKind::Truncated => "sequence cut short by the end of the input",
+            ErrorKind::Overlong => "overlong form",
+            ErrorKind::Surrogate => "encoded UTF-16 surrogate",
+            ErrorKind::TooLarge => "value above U+10FFFF",
+            ErrorKind::InvalidByte => "byte never used in UTF-8",
+        }
+    }
+}
+
+/// A few lowercase words for people, without a final period, for use inside a
+/// longer message: "unexpected continuation byte", "missing continuation byte",
+/// "sequence cut short by the end of the input", "overlong form", "encoded UTF-16
+/// surrogate", "value above U+10FFFF", "byte never used in UTF-8", and "no error"
+/// for [`ErrorKind::None`]. The wording may change between releases: match on the
+/// kind, or use [`ErrorKind::name`] for a stable string.
+///
+/// ```
+/// use utf8validate_core::ErrorKind;
+/// assert_eq!(ErrorKind::Overlong.to_string(), "overlong form");
+/// ```
+impl core::fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.phrase())
+    }
+}
+
 /// `s` without its final NUL (the strings above are written once, NUL-terminated,
 /// and shared by the Rust and C APIs).
 const fn without_nul(s: &'static str) -> &'static str {
@@ -141,7 +178,38 @@ const fn without_nul(s: &'static str) -> &'static str {
 }
 
 /// Where the first ill-formed sequence is, how long its maximal subpart is, and why
-/// it is ill-formed.
+/// it is ill-formed: the error of [`check`] and [`Stream::finish`](crate::Stream::finish),
+/// the counterpart of Rust's [`core::str::Utf8Error`] with the kind added.
+///
+/// It implements [`core::fmt::Display`] (one line for people, see below) and
+/// [`core::error::Error`] (with no [`source`](core::error::Error::source)), so `?`
+/// turns it into a `Box<dyn Error>`. It is plain data (`Copy`, `Send`, `Sync`);
+/// [`valid_up_to`](Self::valid_up_to) and [`error_len`](Self::error_len) answer as
+/// std's methods of the same names. The fields are public and `repr(C)`: it is
+/// also the C ABI's `utf8_error`.
+///
+/// `Display` writes, for an error of kind `kind` at `offset` with a maximal subpart
+/// of `length` bytes (Unicode §3.9):
+/// `ill-formed UTF-8 at byte offset {offset}: {kind} (maximal subpart of {length}
+/// byte(s))`, where `{kind}` is the `Display` text of [`ErrorKind`]. The wording may change between releases: match on the fields, not on the
+/// text.
+///
+/// ```
+/// use utf8validate_core::check;
+///
+/// fn title(raw: &[u8]) -> Result<&[u8], Box<dyn core::error::Error>> {
+///     check(raw)?; // Utf8Error → Box<dyn Error>
+///     Ok(raw.split(|&b| b == b'\n').next().unwrap_or(raw))
+/// }
+///
+/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café".as_bytes());
+/// let e = title(b"Caf\xC3").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "ill-formed UTF-8 at byte offset 3: sequence cut short by the end of the input \
+///      (maximal subpart of 1 byte)"
+/// );
+/// ```
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Utf8Error {
@@ -159,6 +227,23 @@ pub struct Utf8Error {
     /// Why the sequence is ill-formed.
     pub kind: ErrorKind,
 }
+
+/// One line for people, in the terms of Unicode §3.9: `ill-formed UTF-8 at byte
+/// offset {offset}: {kind} (maximal subpart of {length} byte(s))`; see [`Utf8Error`].
+impl core::fmt::Display for Utf8Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let unit = if self.length == 1 { "byte" } else { "bytes" };
+        write!(
+            f,
+            "ill-formed UTF-8 at byte offset {}: {} (maximal subpart of {} {})",
+            self.offset, self.kind, self.length, unit
+        )
+    }
+}
+
+/// No [`source`](core::error::Error::source): the error is the input's, not a lower
+/// layer's.
+impl core::error::Error for Utf8Error {}
 
 /// Checks `bytes` and, when they are not well-formed UTF-8 (RFC 3629 §4), says where
 /// the first ill-formed sequence starts, how long its maximal subpart is, and why.
@@ -203,6 +288,38 @@ pub(crate) fn describe(bytes: &[u8], offset: usize) -> Utf8Error {
 }
 
 impl Utf8Error {
+    /// The length of the longest well-formed prefix: [`offset`](Self::offset), as
+    /// Rust's [`core::str::Utf8Error::valid_up_to`] gives it. In bytes, from the start
+    /// of the input (of the first piece, for a [`Stream`](crate::Stream)).
+    ///
+    /// ```
+    /// let e = utf8validate_core::check(b"ab\xC0\xAF").unwrap_err();
+    /// assert_eq!(e.valid_up_to(), 2);
+    /// ```
+    #[inline]
+    pub const fn valid_up_to(&self) -> usize {
+        self.offset
+    }
+
+    /// As Rust's [`core::str::Utf8Error::error_len`]: `None` when the input ends
+    /// inside a sequence ([`ErrorKind::Truncated`]: more data could complete it),
+    /// else `Some` of the maximal subpart's length in bytes
+    /// ([`length`](Self::length), 1-3; 0 only for the C functions' NULL-buffer
+    /// errors, which std has no counterpart for).
+    ///
+    /// ```
+    /// use utf8validate_core::check;
+    /// assert_eq!(check(b"a\xE2\x82b").unwrap_err().error_len(), Some(2));
+    /// assert_eq!(check(b"a\xE2\x82").unwrap_err().error_len(), None);
+    /// ```
+    #[inline]
+    pub const fn error_len(&self) -> Option<usize> {
+        match self.kind {
+            ErrorKind::Truncated => None,
+            _ => Some(self.length),
+        }
+    }
+
     /// The same error, with its offset moved by `base` bytes.
     #[inline]
     pub(crate) fn at(self, base: usize) -> Utf8Error {

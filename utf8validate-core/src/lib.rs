@@ -17,6 +17,30 @@
 //! Tang's draft "The Algorithm to Validate an UTF-8 String" (v0.4), in
 //! [`state_machine`]; every function here gives the same answer as that machine.
 //!
+//! ## Errors and `?`
+//!
+//! [`check`] (and [`Stream::finish`] for data in pieces) returns a [`Utf8Error`]: the
+//! byte offset of the first ill-formed sequence, the length of its maximal subpart
+//! (Unicode §3.9) and its [`ErrorKind`]. It implements [`core::fmt::Display`] and
+//! [`core::error::Error`], so `?` passes it up as a `Box<dyn Error>`, as it does
+//! std's `Utf8Error`:
+//!
+//! ```
+//! use utf8validate_core::check;
+//!
+//! fn field_count(line: &[u8]) -> Result<usize, Box<dyn core::error::Error>> {
+//!     check(line)?;
+//!     Ok(line.split(|&b| b == b',').count())
+//! }
+//!
+//! assert_eq!(field_count("a,b,ç".as_bytes()).unwrap(), 3);
+//! let e = field_count(b"a,\xED\xA0\x80").unwrap_err();
+//! assert_eq!(
+//!     e.to_string(),
+//!     "ill-formed UTF-8 at byte offset 2: encoded UTF-16 surrogate (maximal subpart of 1 byte)"
+//! );
+//! ```
+//!
 //! ## Data flow
 //!
 //! bytes → `dispatch` (the back end chosen once per process: AVX-512, AVX2, SSSE3,
@@ -76,6 +100,11 @@ pub mod escape;
 #[cfg(simd_back_end)]
 mod simd;
 pub mod stream;
+
+// The examples of the crate's README run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// Every back end this CPU supports, for tests and benchmarks (not a stable API).
 #[doc(hidden)]

@@ -54,7 +54,7 @@ use crate::state_machine::{run, State};
 /// Thread safety: a stream is plain data. Different streams can be used from
 /// different threads at once; one stream must not be fed from two threads at once.
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Stream {
     /// Private. Bytes fed so far, up to the first error (saturates at `SIZE_MAX`).
     fed: usize,
@@ -123,7 +123,8 @@ fn last_three(last: [u8; 3], bytes: &[u8]) -> [u8; 3] {
 }
 
 impl Stream {
-    /// A stream at the start of its input (the all-zero value).
+    /// A stream at the start of its input (the all-zero value; the same as
+    /// `Stream::default()`).
     pub const fn new() -> Stream {
         Stream {
             fed: 0,

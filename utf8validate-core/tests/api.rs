@@ -1,0 +1,233 @@
+//! The Rust API as a user takes it: `Utf8Error` is a standard error (`Display`,
+//! `core::error::Error`, `?` into `Box<dyn Error>`), with std's accessors, and the
+//! public types have the traits users expect of plain data.
+//!
+//! The expected texts are written out here by hand, not produced by the code under
+//! test.
+
+use std::collections::HashSet;
+use std::hash::Hash;
+
+use utf8validate_core::{check, ErrorKind, Rendered, State, Stream, Utf8Error};
+
+/// For each kind, an input whose first error is of that kind, and the exact
+/// `Display` text of that error. Offsets and lengths differ in every case, so a
+/// text with the two swapped does not match.
+const CASES: [(&[u8], ErrorKind, &str); 7] = [
+    (
+        b"ab\x80",
+        ErrorKind::UnexpectedContinuation,
+        "ill-formed UTF-8 at byte offset 2: unexpected continuation byte \
+         (maximal subpart of 1 byte)",
+    ),
+    (
+        b"a\xE2\x82A",
+        ErrorKind::MissingContinuation,
+        "ill-formed UTF-8 at byte offset 1: missing continuation byte \
+         (maximal subpart of 2 bytes)",
+    ),
+    (
+        b"abcd\xF0\x9F\x98",
+        ErrorKind::Truncated,
+        "ill-formed UTF-8 at byte offset 4: sequence cut short by the end of the input \
+         (maximal subpart of 3 bytes)",
+    ),
+    (
+        b"\xC0\xAF",
+        ErrorKind::Overlong,
+        "ill-formed UTF-8 at byte offset 0: overlong form (maximal subpart of 1 byte)",
+    ),
+    (
+        b"xyz\xED\xA0\x80",
+        ErrorKind::Surrogate,
+        "ill-formed UTF-8 at byte offset 3: encoded UTF-16 surrogate \
+         (maximal subpart of 1 byte)",
+    ),
+    (
+        b"\xF4\x90\x80\x80",
+        ErrorKind::TooLarge,
+        "ill-formed UTF-8 at byte offset 0: value above U+10FFFF (maximal subpart of 1 byte)",
+    ),
+    (
+        b"12345\xFF",
+        ErrorKind::InvalidByte,
+        "ill-formed UTF-8 at byte offset 5: byte never used in UTF-8 \
+         (maximal subpart of 1 byte)",
+    ),
+];
+
+#[test]
+fn display_names_offset_kind_and_maximal_subpart() {
+    for (input, kind, text) in CASES {
+        let e = check(input).unwrap_err();
+        assert_eq!(e.kind, kind, "{input:02X?}");
+        assert_eq!(e.to_string(), text, "{input:02X?}");
+        assert_eq!(format!("{e}"), text);
+        // Through the trait object, as `?` hands it on.
+        let boxed: Box<dyn std::error::Error> = Box::new(e);
+        assert_eq!(boxed.to_string(), text);
+    }
+}
+
+#[test]
+fn display_of_every_kind_and_of_large_numbers() {
+    // Errors built by hand, so that every kind (None included, which `check` never
+    // returns) and numbers with several digits are seen.
+    let cases = [
+        (ErrorKind::None, "no error"),
+        (
+            ErrorKind::UnexpectedContinuation,
+            "unexpected continuation byte",
+        ),
+        (ErrorKind::MissingContinuation, "missing continuation byte"),
+        (
+            ErrorKind::Truncated,
+            "sequence cut short by the end of the input",
+        ),
+        (ErrorKind::Overlong, "overlong form"),
+        (ErrorKind::Surrogate, "encoded UTF-16 surrogate"),
+        (ErrorKind::TooLarge, "value above U+10FFFF"),
+        (ErrorKind::InvalidByte, "byte never used in UTF-8"),
+    ];
+    assert_eq!(cases.len(), ErrorKind::ALL.len());
+    for (kind, words) in cases {
+        assert_eq!(kind.to_string(), words);
+        let e = Utf8Error {
+            offset: 1_048_576,
+            length: 3,
+            kind,
+        };
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "ill-formed UTF-8 at byte offset 1048576: {words} (maximal subpart of 3 bytes)"
+            )
+        );
+    }
+    // Length 0: the C functions' NULL-buffer error.
+    let e = Utf8Error {
+        offset: 7,
+        length: 0,
+        kind: ErrorKind::InvalidByte,
+    };
+    assert_eq!(
+        e.to_string(),
+        "ill-formed UTF-8 at byte offset 7: byte never used in UTF-8 (maximal subpart of 0 bytes)"
+    );
+    // Formatting flags do not garble it.
+    assert_eq!(format!("{e:>5}"), e.to_string());
+}
+
+#[test]
+fn the_stream_error_displays_as_the_one_shot_error() {
+    let mut s = Stream::new();
+    s.feed(b"ab");
+    s.feed(b"cd\xF0\x9F");
+    s.feed(b"\x98");
+    let e = s.finish().unwrap_err();
+    assert_eq!(e.to_string(), CASES[2].2);
+}
+
+/// `?` on `check` in functions returning the boxed error types users write.
+#[test]
+fn question_mark_converts_into_boxed_errors() {
+    fn core_box(b: &[u8]) -> Result<usize, Box<dyn core::error::Error>> {
+        check(b)?;
+        Ok(b.len())
+    }
+    fn std_box(b: &[u8]) -> Result<usize, Box<dyn std::error::Error>> {
+        check(b)?;
+        Ok(b.len())
+    }
+    fn std_box_send_sync(b: &[u8]) -> Result<usize, Box<dyn std::error::Error + Send + Sync>> {
+        check(b)?;
+        Ok(b.len())
+    }
+    fn stream_box(b: &[u8]) -> Result<usize, Box<dyn core::error::Error>> {
+        let mut s = Stream::new();
+        s.feed(b);
+        s.finish()?;
+        Ok(s.position())
+    }
+    assert_eq!(core_box("é".as_bytes()).unwrap(), 2);
+    assert_eq!(std_box("é".as_bytes()).unwrap(), 2);
+    assert_eq!(std_box_send_sync("é".as_bytes()).unwrap(), 2);
+    assert_eq!(stream_box("é".as_bytes()).unwrap(), 2);
+    for (input, _, text) in CASES {
+        assert_eq!(core_box(input).unwrap_err().to_string(), text);
+        assert_eq!(std_box(input).unwrap_err().to_string(), text);
+        assert_eq!(std_box_send_sync(input).unwrap_err().to_string(), text);
+        assert_eq!(stream_box(input).unwrap_err().to_string(), text);
+        // The concrete error comes back out of the box.
+        let boxed = core_box(input).unwrap_err();
+        assert_eq!(
+            boxed.downcast_ref::<Utf8Error>(),
+            Some(&check(input).unwrap_err())
+        );
+    }
+}
+
+#[test]
+fn the_error_has_no_source() {
+    use core::error::Error;
+    for (input, _, _) in CASES {
+        let e = check(input).unwrap_err();
+        assert!(e.source().is_none());
+        let boxed: Box<dyn Error + Send + Sync> = Box::new(e);
+        assert!(boxed.source().is_none());
+    }
+}
+
+/// `valid_up_to` and `error_len` answer as std's methods of the same names, on
+/// every input of up to two bytes and on 3- and 4-byte sequences around the edges
+/// of the second-byte ranges, alone and after a prefix.
+#[test]
+fn accessors_match_std() {
+    let mut inputs: Vec<Vec<u8>> = Vec::new();
+    for a in 0..=255u8 {
+        inputs.push(vec![a]);
+        for b in 0..=255u8 {
+            inputs.push(vec![a, b]);
+        }
+    }
+    let edges = [0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0];
+    for a in [0xE0, 0xE1, 0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5] {
+        for b in edges {
+            for c in edges {
+                inputs.push(vec![a, b, c]);
+                inputs.push(vec![a, b, c, 0x80]);
+                inputs.push(vec![b'o', b'k', a, b, c]);
+            }
+        }
+    }
+    for input in inputs {
+        match (check(&input), std::str::from_utf8(&input)) {
+            (Ok(()), Ok(_)) => {}
+            (Err(e), Err(s)) => {
+                assert_eq!(e.valid_up_to(), s.valid_up_to(), "{input:02X?}");
+                assert_eq!(e.error_len(), s.error_len(), "{input:02X?}");
+            }
+            (got, want) => panic!("{input:02X?}: {got:?} vs std {want:?}"),
+        }
+    }
+}
+
+fn plain_data<T: Copy + Clone + Eq + Hash + core::fmt::Debug + Send + Sync + 'static>() {}
+
+#[test]
+fn public_types_are_plain_data() {
+    plain_data::<Utf8Error>();
+    plain_data::<ErrorKind>();
+    plain_data::<State>();
+    plain_data::<Rendered>();
+    plain_data::<Stream>();
+    // Errors, kinds and streams can be keys.
+    let errors: HashSet<Utf8Error> = CASES.iter().map(|c| check(c.0).unwrap_err()).collect();
+    assert_eq!(errors.len(), CASES.len());
+    let kinds: HashSet<ErrorKind> = ErrorKind::ALL.into_iter().collect();
+    assert_eq!(kinds.len(), ErrorKind::ALL.len());
+    let mut s = Stream::new();
+    s.feed(b"x");
+    let streams: HashSet<Stream> = [Stream::new(), Stream::default(), s].into_iter().collect();
+    assert_eq!(streams.len(), 2);
+}
