@@ -51,7 +51,8 @@ Output:
     FILE: line L, char C, byte B: MESSAGE
   L is 1-based; C is the 1-based byte column within the line (isutf8's \"char\");
   B is the 0-based byte offset of the first byte of the ill-formed sequence.
-  Standard input is named \"(standard input)\".
+  Standard input is named \"(standard input)\". A valid FILE prints nothing;
+  -i prints the names of the valid ones instead, one per line.
 
 Exit status:
   0  every input is well-formed UTF-8

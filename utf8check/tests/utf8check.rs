@@ -412,12 +412,11 @@ fn output_that_cannot_be_written_exits_2() {
     let dir = scratch("output");
     let file = dir.join("bad.txt");
     fs::write(&file, b"ok\n\xFF\n").unwrap();
-    let full = fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
-    let out = Command::new(BIN)
-        .arg(&file)
-        .stdout(full)
-        .output()
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
         .unwrap();
+    let out = Command::new(BIN).arg(&file).stdout(full).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -449,6 +448,7 @@ fn help_and_version() {
         "--all",
         "--json",
         "Exit status",
+        "A valid FILE prints nothing",
         "0 ",
         "1 ",
         "2 ",
