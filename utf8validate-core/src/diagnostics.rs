@@ -13,9 +13,7 @@ use crate::state_machine::{next_state, State};
 /// per row of its "bytes never used" and "two-byte pairs never used" tables.
 ///
 /// The discriminants are part of the C ABI (`utf8_error_kind`): explicit, and only
-/// ever appended to. [`name`](Self::name) gives a stable snake_case name,
-/// [`message`](Self::message) a sentence, and `Display` a few lowercase words (the
-/// kind in [`Utf8Error`]'s `Display`).
+/// ever appended to.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
@@ -178,38 +176,7 @@ const fn without_nul(s: &'static str) -> &'static str {
 }
 
 /// Where the first ill-formed sequence is, how long its maximal subpart is, and why
-/// it is ill-formed: the error of [`check`] and [`Stream::finish`](crate::Stream::finish),
-/// the counterpart of Rust's [`core::str::Utf8Error`] with the kind added.
-///
-/// It implements [`core::fmt::Display`] (one line for people, see below) and
-/// [`core::error::Error`] (with no [`source`](core::error::Error::source)), so `?`
-/// turns it into a `Box<dyn Error>`. It is plain data (`Copy`, `Send`, `Sync`);
-/// [`valid_up_to`](Self::valid_up_to) and [`error_len`](Self::error_len) answer as
-/// std's methods of the same names. The fields are public and `repr(C)`: it is
-/// also the C ABI's `utf8_error`.
-///
-/// `Display` writes, for an error of kind `kind` at `offset` with a maximal subpart
-/// of `length` bytes (Unicode §3.9):
-/// `ill-formed UTF-8 at byte offset {offset}: {kind} (maximal subpart of {length}
-/// byte(s))`, where `{kind}` is the `Display` text of [`ErrorKind`]. The wording may change between releases: match on the fields, not on the
-/// text.
-///
-/// ```
-/// use utf8validate_core::check;
-///
-/// fn title(raw: &[u8]) -> Result<&[u8], Box<dyn core::error::Error>> {
-///     check(raw)?; // Utf8Error → Box<dyn Error>
-///     Ok(raw.split(|&b| b == b'\n').next().unwrap_or(raw))
-/// }
-///
-/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café".as_bytes());
-/// let e = title(b"Caf\xC3").unwrap_err();
-/// assert_eq!(
-///     e.to_string(),
-///     "ill-formed UTF-8 at byte offset 3: sequence cut short by the end of the input \
-///      (maximal subpart of 1 byte)"
-/// );
-/// ```
+/// it is ill-formed.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Utf8Error {
@@ -228,8 +195,21 @@ pub struct Utf8Error {
     pub kind: ErrorKind,
 }
 
-/// One line for people, in the terms of Unicode §3.9: `ill-formed UTF-8 at byte
-/// offset {offset}: {kind} (maximal subpart of {length} byte(s))`; see [`Utf8Error`].
+/// One line for people, in the terms of Unicode §3.9. For an error of kind `kind` at
+/// `offset` with a maximal subpart of `length` bytes: `ill-formed UTF-8 at byte
+/// offset {offset}: {kind} (maximal subpart of {length} byte(s))`, where `{kind}` is
+/// the `Display` text of [`ErrorKind`]. The wording may change between releases:
+/// match on the fields, not on the text.
+///
+/// ```
+/// use utf8validate_core::check;
+/// let e = check(b"Caf\xC3").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "ill-formed UTF-8 at byte offset 3: sequence cut short by the end of the input \
+///      (maximal subpart of 1 byte)"
+/// );
+/// ```
 impl core::fmt::Display for Utf8Error {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let unit = if self.length == 1 { "byte" } else { "bytes" };
@@ -241,8 +221,21 @@ impl core::fmt::Display for Utf8Error {
     }
 }
 
+/// A standard error, as std's `Utf8Error` is: `?` turns it into a `Box<dyn Error>`.
 /// No [`source`](core::error::Error::source): the error is the input's, not a lower
 /// layer's.
+///
+/// ```
+/// use utf8validate_core::check;
+///
+/// fn title(raw: &[u8]) -> Result<&[u8], Box<dyn core::error::Error>> {
+///     check(raw)?; // Utf8Error → Box<dyn Error>
+///     Ok(raw.split(|&b| b == b'\n').next().unwrap_or(raw))
+/// }
+///
+/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café".as_bytes());
+/// assert!(title(b"Caf\xC3").is_err());
+/// ```
 impl core::error::Error for Utf8Error {}
 
 /// Checks `bytes` and, when they are not well-formed UTF-8 (RFC 3629 §4), says where
@@ -287,6 +280,9 @@ pub(crate) fn describe(bytes: &[u8], offset: usize) -> Utf8Error {
     describe_sequence(rest, true).unwrap_or(fallback).at(offset)
 }
 
+/// The accessors of std's [`core::str::Utf8Error`], for code that moves from
+/// `str::from_utf8`. A `Utf8Error` is plain data (`Copy`, `Send`, `Sync`); it is the
+/// error of [`check`] and [`Stream::finish`](crate::Stream::finish).
 impl Utf8Error {
     /// The length of the longest well-formed prefix: [`offset`](Self::offset), as
     /// Rust's [`core::str::Utf8Error::valid_up_to`] gives it. In bytes, from the start
