@@ -359,3 +359,29 @@ fn ndebug_is_read_at_each_inclusion() {
         )
     );
 }
+
+/// With standard error closed, the report cannot be written: the failed assertion
+/// gives up on the line (it is only a report) and still aborts, within seconds; it
+/// neither hangs retrying the write nor dies another way.
+#[test]
+fn a_failed_assertion_aborts_when_stderr_is_closed() {
+    let exe = build("cc", &["-std=c99"], false);
+    let mut child = Command::new("sh")
+        .args(["-c", "exec \"$0\" invalid 2>&-"])
+        .arg(&exe)
+        .spawn()
+        .expect("sh runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("the assertion with stderr closed still runs after 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.signal(), Some(SIGABRT), "{status:?}");
+}
