@@ -58,6 +58,11 @@ step "man pages" bash .ci/man-pages.sh
 step "packaging and consumers" bash .ci/packaging-tests.sh
 # The C library built on this machine, used by a Debian 11 (glibc 2.31) userland.
 step "Debian 11 consumer" bash .ci/debian11-tests.sh
+# The release (packaging/dist.sh): the source release built with no network, the binary
+# archives, the Debian packages and the Conan recipe, each installed and used as C
+# users do (Debian 11 and 12 userlands, musl, qemu-user, Wine); lintian, the ABI
+# baseline, one version everywhere.
+step "release artifacts" bash .ci/release-tests.sh
 # The nginx module built against Debian's nginx-dev (shared and static library), its
 # functional tests in a real nginx on 127.0.0.1, and a soak of 1,000,000 requests.
 step "nginx module" bash .ci/nginx-tests.sh
