@@ -36,6 +36,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+mod file;
 mod parallel;
 mod report;
 mod scan;

@@ -21,7 +21,7 @@ use std::thread;
 
 use utf8validate_core::Stream;
 
-use crate::scan::{read_at, windows};
+use crate::file::{read_at, windows};
 use crate::sizes::Sizes;
 
 /// True iff the `len` bytes of `file` (a regular file) are well-formed UTF-8, found

@@ -21,9 +21,9 @@
 use std::fs::File;
 use std::io::{self, Read};
 
-use memmap2::MmapOptions;
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
+use crate::file::{read_at, windows};
 use crate::parallel;
 use crate::sizes::Sizes;
 
@@ -236,33 +236,6 @@ fn measured_again(checked: u64, now: u64) -> io::Result<Option<u64>> {
     }
 }
 
-/// The bytes `from..to` of `file`, mapped `window` bytes at a time, in order, each
-/// with the offset of its first byte.
-pub(crate) fn windows(
-    file: &File,
-    from: u64,
-    to: u64,
-    window: usize,
-) -> impl Iterator<Item = io::Result<(u64, memmap2::Mmap)>> + '_ {
-    (from..to).step_by(window).map(move |start| {
-        let size = (to - start).min(window as u64) as usize;
-        map(file, start, size).map(|window| (start, window))
-    })
-}
-
-/// `size` bytes of `file` from `offset`, mapped read-only, to be read once from start
-/// to end.
-fn map(file: &File, offset: u64, size: usize) -> io::Result<memmap2::Mmap> {
-    // SAFETY: the mapping is read-only and private to this process. Another process
-    // that truncates the file while it is mapped makes reads past the new end fault
-    // (SIGBUS, which `crate::shrink` turns into an error message and exit status
-    // 2); nothing here keeps references into the mapping beyond this window.
-    let window = unsafe { MmapOptions::new().offset(offset).len(size).map(file)? };
-    #[cfg(unix)]
-    let _ = window.advise(memmap2::Advice::Sequential);
-    Ok(window)
-}
-
 /// The bytes around an error and its position, as each kind of input can give them.
 trait Lookup {
     /// The bytes `[from, to)` (absolute offsets; fewer where the input holds fewer).
@@ -391,29 +364,6 @@ impl Lookup for FileBytes<'_> {
             self.counted_to = start + window.len() as u64;
         }
         Ok((self.newlines, self.line_start))
-    }
-}
-
-/// Reads exactly `buf.len()` bytes of `file` at `offset`.
-pub(crate) fn read_at(file: &File, buf: &mut [u8], offset: u64) -> io::Result<()> {
-    #[cfg(unix)]
-    {
-        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
-    }
-    #[cfg(windows)]
-    {
-        let mut done = 0;
-        while done < buf.len() {
-            match std::os::windows::fs::FileExt::seek_read(
-                file,
-                &mut buf[done..],
-                offset + done as u64,
-            )? {
-                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-                n => done += n,
-            }
-        }
-        Ok(())
     }
 }
 
