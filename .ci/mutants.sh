@@ -66,7 +66,8 @@ run() {
 
 run core utf8validate-core/src -p utf8validate-core
 run utf8check utf8check/src -p utf8check
-# The C tests build the library and utf8check again (cargo, in the tests): a longer timeout.
-run c-library 'src build.rs' -p utf8validate --test-package utf8validate-c-tests --timeout 240 \
+# The C library's own unit tests and the C tests, which build the library and
+# utf8check again (cargo, in the tests): a longer timeout.
+run c-library 'src build.rs' -p utf8validate --test-package utf8validate --test-package utf8validate-c-tests --timeout 240 \
   -- -E 'not binary(gdb) and not binary(example) and not binary(concurrency)'
 [ "$failed" -eq 0 ]

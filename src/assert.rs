@@ -115,14 +115,21 @@ impl Sink for Stderr {
 /// (`errno == EINTR`). Where the C library's `errno` is not known here, false: the
 /// write is then not retried.
 fn interrupted() -> bool {
+    // SAFETY: the C library returns this thread's `errno`, always readable.
+    errno_location().is_some_and(|errno| unsafe { *errno } == libc::EINTR)
+}
+
+/// Where the C library keeps this thread's `errno`, on the systems whose C library
+/// this crate knows; `None` elsewhere.
+fn errno_location() -> Option<*mut c_int> {
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: `__errno_location` returns this thread's `errno`, always readable.
-    return unsafe { *libc::__errno_location() } == libc::EINTR;
+    // SAFETY: `__errno_location` has no preconditions.
+    return Some(unsafe { libc::__errno_location() });
     #[cfg(target_vendor = "apple")]
-    // SAFETY: `__error` returns this thread's `errno`, always readable.
-    return unsafe { *libc::__error() } == libc::EINTR;
+    // SAFETY: `__error` has no preconditions.
+    return Some(unsafe { libc::__error() });
     #[allow(unreachable_code)]
-    false
+    None
 }
 
 /// A report line assembled on the stack and written to `sink` (stderr) by `flush`;
