@@ -369,4 +369,20 @@ mod tests {
             }
         }
     }
+
+    /// `errno` as the C library sets it: a `close(-1)` fails with EBADF, which is
+    /// not an interruption.
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    #[test]
+    fn errno_is_the_c_library_s() {
+        // SAFETY: closing an invalid descriptor only fails.
+        assert_eq!(unsafe { libc::close(-1) }, -1);
+        let errno = errno_location().expect("errno is known on this system");
+        // SAFETY: the C library's errno location, readable by this thread.
+        assert_eq!(unsafe { *errno }, libc::EBADF);
+        assert!(!interrupted());
+        // SAFETY: as above, and writable by this thread.
+        unsafe { *errno = libc::EINTR };
+        assert!(interrupted());
+    }
 }
