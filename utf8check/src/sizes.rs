@@ -86,10 +86,13 @@ impl Sizes {
         Ok(sizes)
     }
 
-    /// Prints `what` to standard error when tracing.
+    /// Prints `what` to standard error when tracing, as one line in one write: a
+    /// short write to a pipe is atomic, so a line from another thread, or the
+    /// message `crate::shrink` writes from its signal handler, never lands inside it.
     pub fn trace(&self, what: std::fmt::Arguments<'_>) {
         if self.trace {
-            eprintln!("utf8check: trace: {what}");
+            let line = format!("utf8check: trace: {what}\n");
+            let _ = std::io::Write::write_all(&mut std::io::stderr(), line.as_bytes());
         }
     }
 }
