@@ -411,10 +411,20 @@ mod tests {
     /// the end (`at_end`), with the bytes to the end.
     #[test]
     fn describe_sequence_answers_for_the_first_sequence_only() {
+        // Every byte and pair of bytes; under Miri, which interprets each call about a
+        // thousand times slower, the bytes at the edges of the draft's byte classes.
+        let bytes: std::vec::Vec<u8> = if cfg!(miri) {
+            std::vec![
+                0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1,
+                0xED, 0xEF, 0xF0, 0xF1, 0xF4, 0xF5, 0xFF,
+            ]
+        } else {
+            (0..=255u8).collect()
+        };
         let mut inputs: std::vec::Vec<std::vec::Vec<u8>> = std::vec::Vec::new();
-        for a in 0..=255u8 {
+        for &a in &bytes {
             inputs.push(std::vec![a]);
-            for b in 0..=255u8 {
+            for &b in &bytes {
                 inputs.push(std::vec![a, b]);
             }
         }
