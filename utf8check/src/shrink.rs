@@ -88,4 +88,26 @@ mod handler {
         // default action.
         let _ = signal_hook::low_level::emulate_default_handler(libc::SIGBUS);
     }
+
+    #[cfg(test)]
+    mod tests {
+        use super::super::Watch;
+        use super::*;
+
+        /// The handler reads the line of the watch that lives, and nothing once it
+        /// has ended: the line is freed then, and a later SIGBUS must not read it.
+        #[test]
+        fn the_handler_holds_the_line_only_while_the_watch_lives() {
+            let watch = Watch::new(b"a.txt");
+            let held = LINE.load(Ordering::SeqCst);
+            assert!(std::ptr::eq(held, &*watch.line));
+            // SAFETY: the watch lives, so the line it points at does.
+            assert_eq!(
+                unsafe { &**held },
+                b"utf8check: a.txt: the file shrank while it was being read\n"
+            );
+            drop(watch);
+            assert!(LINE.load(Ordering::SeqCst).is_null());
+        }
+    }
 }
