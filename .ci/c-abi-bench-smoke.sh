@@ -4,7 +4,8 @@
 # with ldd that no libutf8validate.so is loaded), and runs it once per back end (default,
 # then AVX2) with a tiny time per benchmark and one repetition. Each run first requires
 # every contender (ours, C++ simdutf, GLib, iconv, memchr) to give each input's known
-# answer. Its timings are not meant to be read; the numbers come from a full run
+# answer. Then the same for the lengths 1 to 512 (--sizes), whose answers are checked
+# against simdutf, GLib and iconv at every length. Its timings are not meant to be read; the numbers come from a full run
 # (bash benches/c-abi/run.sh, see BENCHMARKS.md).
 #
 # Needs the Debian packages libbenchmark-dev and libglib2.0-dev (and cmake, g++,
@@ -21,4 +22,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   skip_or_fail "c-abi bench smoke" "missing Debian packages: ${missing[*]}" "apt-get install ${missing[*]}"
 fi
 
-exec bash benches/c-abi/run.sh --smoke
+bash benches/c-abi/run.sh --smoke
+exec bash benches/c-abi/run.sh --smoke --sizes

@@ -20,7 +20,10 @@
 // before the end and 64 MiB of mixed text (gen-*); 16-, 64- and 256-byte ASCII and mixed
 // text, and 256-byte windows of five wikipedia_mars texts, a different window each call
 // (short-*). The generators are those of the Rust benchmark (benches/src/peers.rs),
-// byte for byte.
+// byte for byte. With --sizes, instead: ASCII and mixed text of every length from 1 to
+// 512 bytes (size-ascii-N, size-mixed-N; the mixed text is mixed_text's first N bytes
+// cut back to a character boundary and padded with '.'), timed for utf8_validate,
+// utf8_first_error and simdutf::validate_utf8 only: the sizes where a route changes.
 //
 // Before anything is timed, every contender must give the answer each input has by
 // construction (the corpus is well-formed text; a generated input is well-formed, or
@@ -30,7 +33,8 @@
 //
 // Run: bash benches/c-abi/run.sh (it builds and installs the library, builds this
 // program, runs it for the default back end and for the AVX2 back end, and prints the
-// table). Google Benchmark's own flags (--benchmark_filter, ...) are accepted.
+// table; run.sh --sizes for the sizes). Google Benchmark's own flags
+// (--benchmark_filter, ...) are accepted.
 
 #include <benchmark/benchmark.h>
 #include <glib.h>
@@ -226,6 +230,24 @@ std::vector<Input> make_inputs(const fs::path &corpus) {
   return inputs;
 }
 
+// ASCII and mixed text of every length from 1 to 512 bytes (see the top of the file).
+std::vector<Input> make_size_inputs() {
+  std::vector<Input> inputs;
+  const size_t most = 512;
+  const std::vector<char> mixed = mixed_text(most);
+  for (size_t len = 1; len <= most; len++) {
+    inputs.push_back({"size-ascii-" + std::to_string(len), ascii_text(len), std::nullopt});
+    size_t cut = len;
+    while (cut > 0 && cut < mixed.size() && static_cast<signed char>(mixed[cut]) < -0x40) {
+      cut--;
+    }
+    std::vector<char> text(mixed.begin(), mixed.begin() + static_cast<std::ptrdiff_t>(cut));
+    text.resize(len, '.');
+    inputs.push_back({"size-mixed-" + std::to_string(len), std::move(text), std::nullopt});
+  }
+  return inputs;
+}
+
 // ---- Contenders ----------------------------------------------------------------------
 
 // iconv UTF-8 to UTF-32LE into out (at least 4 bytes per input byte): the number of
@@ -350,6 +372,15 @@ void add(const Input &input, const char *contender, F f) {
   });
 }
 
+// The sizes' contenders: ours and simdutf's verdict.
+void register_sizes(const std::vector<Input> &inputs) {
+  for (const Input &in : inputs) {
+    add(in, "ours_validate", [](const char *p, size_t n) { return utf8_validate(p, n); });
+    add(in, "ours_first_error", [](const char *p, size_t n) { return utf8_first_error(p, n); });
+    add(in, "simdutf_validate", [](const char *p, size_t n) { return simdutf::validate_utf8(p, n); });
+  }
+}
+
 void register_all(const std::vector<Input> &inputs) {
   for (const Input &in : inputs) {
     add(in, "ours_validate", [](const char *p, size_t n) { return utf8_validate(p, n); });
@@ -376,6 +407,17 @@ std::string env_or(const char *name, const char *fallback) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  // --sizes, ours (Google Benchmark rejects flags it does not know): taken out first.
+  bool sizes = false;
+  int kept = 1;
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "--sizes") == 0) {
+      sizes = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) {
     return 1;
@@ -383,7 +425,7 @@ int main(int argc, char **argv) {
 
   const char *corpus_env = std::getenv("UTF8VALIDATE_CORPUS");
   const fs::path corpus = corpus_env != nullptr ? fs::path(corpus_env) : fs::path("../shared/corpus");
-  static const std::vector<Input> inputs = make_inputs(corpus);
+  static const std::vector<Input> inputs = sizes ? make_size_inputs() : make_inputs(corpus);
   if (!agree(inputs)) {
     std::fprintf(stderr, "the contenders do not all give the expected answers: nothing is timed\n");
     return 2;
@@ -402,7 +444,11 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("compiler", C_ABI_BENCH_COMPILER);
   benchmark::AddCustomContext("corpus", corpus.string());
 
-  register_all(inputs);
+  if (sizes) {
+    register_sizes(inputs);
+  } else {
+    register_all(inputs);
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -17,6 +17,10 @@
 #   bash benches/c-abi/run.sh            # the full run: a few minutes
 #   bash benches/c-abi/run.sh --smoke    # builds, checks the answers, times each
 #                                        # benchmark once, briefly: no numbers to quote
+#   bash benches/c-abi/run.sh --sizes    # instead of the inputs above: ASCII and mixed
+#                                        # text of every length from 1 to 512 bytes,
+#                                        # ours and simdutf, the table by ranges of
+#                                        # lengths (about 10 minutes)
 #   bash benches/c-abi/run.sh [--smoke] -- --benchmark_filter=corpus   # extra flags for
 #                                        # the benchmark program (Google Benchmark's)
 #   bash benches/c-abi/run.sh --rev HEAD # our library built from a commit (git archive)
@@ -37,11 +41,13 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 smoke=0
+sizes=0
 rev=
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
     --smoke) smoke=1 ;;
+    --sizes) sizes=1 ;;
     --rev) [ $# -ge 2 ] || { echo "run.sh: --rev needs a commit" >&2; exit 64; }; rev=$2; shift ;;
     --) shift; extra=("$@"); break ;;
     -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
@@ -137,7 +143,13 @@ echo "ok: libutf8validate.a linked in (ldd lists no libutf8validate.so)" >&2
 export UTF8VALIDATE_CORPUS=${UTF8VALIDATE_CORPUS:-$repo/../shared/corpus}
 if [ $smoke = 1 ]; then
   results=$work/results-smoke
+  [ $sizes = 0 ] || results=$work/results-sizes-smoke
   flags=(--benchmark_min_time=0.0001 --benchmark_repetitions=1)
+elif [ $sizes = 1 ]; then
+  results=$work/results-sizes
+  # 3072 benchmarks: shorter repetitions than the main run's, still in random order.
+  flags=(--benchmark_min_time=0.01 --benchmark_repetitions=5
+    --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
 else
   results=$work/results
   # Repetitions in random order (each contender's samples spread over the whole run, so
@@ -145,6 +157,7 @@ else
   flags=(--benchmark_min_time=0.03 --benchmark_repetitions=10
     --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true)
 fi
+[ $sizes = 0 ] || flags+=(--sizes)
 rm -rf "$results"
 mkdir -p "$results"
 echo "$commit" >"$results/commit.txt"
@@ -175,8 +188,11 @@ fi
 step "runs took $((SECONDS - start)) s"
 
 # --- 4. The table --------------------------------------------------------------------------
+summary=()
+[ $smoke = 0 ] || summary+=(--smoke)
+[ $sizes = 0 ] || summary+=(--sizes)
 if [ $smoke = 1 ]; then
-  python3 "$repo/benches/c-abi/summarize.py" --smoke "$results"
+  python3 "$repo/benches/c-abi/summarize.py" "${summary[@]}" "$results"
 else
-  python3 "$repo/benches/c-abi/summarize.py" "$results" | tee "$results/summary.md"
+  python3 "$repo/benches/c-abi/summarize.py" "${summary[@]}" "$results" | tee "$results/summary.md"
 fi

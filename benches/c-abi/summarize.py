@@ -17,6 +17,11 @@ Each run is also written as CSV, benches/results/<machine>/<date>-c-abi-<run>.cs
 the run's): one row per input and contender with the bytes per call, the median time
 per call in ns, GB/s and the coefficient of variation over the repetitions (%).
 
+With --sizes, RESULTS_DIR is what `run.sh --sizes` wrote (ASCII and mixed text of every
+length from 1 to 512 bytes, three contenders): per range of lengths, the fastest and
+slowest median ns per call of utf8_validate, utf8_first_error and simdutf::validate_utf8,
+and the lowest ratio ours/simdutf in the range with its length; CSV c-abi-sizes-<run>.
+
 --smoke only checks that every input has every contender (a smoke run's timings are
 too short to quote), prints no numbers and writes no CSV.
 """
@@ -51,6 +56,11 @@ RATIOS = [
     ("fe/val", "ours_first_error", "ours_validate"),
     ("fe/simdutf w/e", "ours_first_error", "simdutf_with_errors"),
 ]
+# The contenders of a --sizes run, and its ranges of lengths (each route's threshold,
+# 16/32/64 bytes for the vectors, 64 and 256 for blocks, falls at a range's edge).
+SIZE_CONTENDERS = CONTENDERS[:3]
+SIZE_RANGES = [(1, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, 64), (65, 128), (129, 255),
+               (256, 256), (257, 512)]
 RUNS = [
     ("default", "Default back end"),
     ("avx2", "AVX2 back end forced (UTF8VALIDATE_BACKEND=avx2, SIMDUTF_FORCE_IMPLEMENTATION=haswell)"),
@@ -119,8 +129,8 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
-def check_complete(name, results):
-    missing = [f"{i}/{c}" for i in results for c, _ in CONTENDERS if c not in results[i]]
+def check_complete(name, results, contenders=CONTENDERS):
+    missing = [f"{i}/{c}" for i in results for c, _ in contenders if c not in results[i]]
     if missing:
         sys.exit(f"{name}: missing results: {', '.join(missing[:10])}")
 
@@ -169,8 +179,46 @@ def csv_rows(results):
     return rows
 
 
-def noise(results):
-    cvs = [(row[c][2], f"{name}/{c}") for name, row in results.items() for c, _ in CONTENDERS
+def sizes_table(results):
+    """The --sizes table: per range of lengths and kind of text, each contender's
+    fastest-slowest median, and the lowest ours/simdutf with its length."""
+    def span(values):
+        lo, hi = min(values), max(values)
+        return f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}-{hi:.1f}"
+    head = ["bytes"]
+    for kind in ["ASCII", "mixed"]:
+        head += [f"{kind}: validate", "first_error", "simdutf", "lowest ours/simdutf"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for lo, hi in SIZE_RANGES:
+        cells = [str(lo) if lo == hi else f"{lo}-{hi}"]
+        for kind in ["ascii", "mixed"]:
+            rows = {n: results[f"size-{kind}-{n}"] for n in range(lo, hi + 1)
+                    if f"size-{kind}-{n}" in results}
+            if not rows:
+                cells += ["-"] * 4
+                continue
+            for c, _ in SIZE_CONTENDERS:
+                cells.append(span(row[c][0] for row in rows.values()))
+            worst = min(rows, key=lambda n: ratio(rows[n], "ours_validate", "simdutf_validate"))
+            cells.append(f"{ratio(rows[worst], 'ours_validate', 'simdutf_validate'):.2f}x ({worst})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def sizes_csv_rows(results):
+    rows = [["input", "contender", "bytes", "ns_per_call", "cv_percent"]]
+    for kind in ["ascii", "mixed"]:
+        for n in range(1, 513):
+            row = results.get(f"size-{kind}-{n}")
+            for c, _ in SIZE_CONTENDERS if row else []:
+                ns, size, cv = row[c]
+                rows.append([f"size-{kind}-{n}", c, size, f"{ns:.3f}",
+                             "" if cv is None else f"{100 * cv:.1f}"])
+    return rows
+
+
+def noise(results, contenders=CONTENDERS):
+    cvs = [(row[c][2], f"{name}/{c}") for name, row in results.items() for c, _ in contenders
            if row.get(c) and row[c][2] is not None]
     if not cvs:
         return ""
@@ -184,7 +232,9 @@ def noise(results):
 def main():
     args = sys.argv[1:]
     smoke = "--smoke" in args
-    args = [a for a in args if a != "--smoke"]
+    sizes = "--sizes" in args
+    args = [a for a in args if a not in ("--smoke", "--sizes")]
+    contenders = SIZE_CONTENDERS if sizes else CONTENDERS
     if len(args) != 1:
         sys.exit(__doc__)
     root = Path(args[0])
@@ -200,15 +250,15 @@ def main():
     if smoke:
         for key, _, path in runs:
             _, results = load(path)
-            check_complete(key, results)
-            print(f"smoke ({key}): {len(results)} inputs x {len(CONTENDERS)} contenders ran "
+            check_complete(key, results, contenders)
+            print(f"smoke ({key}): {len(results)} inputs x {len(contenders)} contenders ran "
                   f"(timings too short to quote)")
         return
 
     first = True
     for key, title, path in runs:
         context, results = load(path)
-        check_complete(key, results)
+        check_complete(key, results, contenders)
         if first:
             kind = {"Data": "d", "Instruction": "i"}
             caches = ", ".join(f"L{c['level']}{kind.get(c['type'], '')} {c['size'] // 1024} KiB"
@@ -226,21 +276,28 @@ def main():
                 print(f"Load average when the first run started: "
                       f"{', '.join(f'{x:.2f}' for x in load_avg)}.")
             print()
-            print("GB/s (1 GB = 10^9 bytes), short inputs in ns per call; the median of "
-                  "the repetitions. Ratios: the first contender's speed over the second's "
-                  "(above 1: ours is faster).\n")
+            if sizes:
+                print("ns per call, the median of the repetitions; each cell the fastest and "
+                      "slowest length of its range. Ratio: ours/simdutf's speed at the "
+                      "range's worst length for ours (above 1: ours is faster).\n")
+            else:
+                print("GB/s (1 GB = 10^9 bytes), short inputs in ns per call; the median of "
+                      "the repetitions. Ratios: the first contender's speed over the second's "
+                      "(above 1: ours is faster).\n")
             first = False
         print(f"### {title}\n")
         print(f"utf8validate back end: {context.get('utf8validate_backend', '?')}; simdutf "
               f"kernel: {context.get('simdutf_implementation', '?')}.\n")
-        print(table(results))
-        spread = noise(results)
+        print(sizes_table(results) if sizes else table(results))
+        spread = noise(results, contenders)
         if spread:
             print(f"\n{spread}")
         print()
     for key, _, path in runs:
         context, results = load(path)
-        bench_summarize.write_csv(f"c-abi-{key}", csv_rows(results),
+        name, rows = (f"c-abi-sizes-{key}", sizes_csv_rows(results)) if sizes else \
+            (f"c-abi-{key}", csv_rows(results))
+        bench_summarize.write_csv(name, rows,
                                   date=context.get("date", "")[:10] or None)
 
 
