@@ -314,7 +314,10 @@ fn check_stdin(
     feed: Option<(&[u8], usize)>,
 ) -> Vec<usize> {
     let mut cmd = route.command();
-    cmd.stdin(stdin)
+    // With the hex dump (`-v`), whose 8 bytes before an error come from earlier
+    // reads when the reads are short.
+    cmd.arg("-v")
+        .stdin(stdin)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
@@ -336,7 +339,23 @@ fn check_stdin(
         "{how}: {}",
         first_lines(&stderr)
     );
-    assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{how}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut lines = stdout.lines();
+    assert_eq!(
+        lines.next().map(|l| l.to_string() + "\n"),
+        Some(want.clone()).filter(|w| !w.is_empty()),
+        "{how}"
+    );
+    if let Some(e) = oracle_first(bytes) {
+        // The dump's first line: the 8 bytes before the error and up to 8 from it.
+        let shown = &bytes[e.byte.saturating_sub(8)..(e.byte + 8).min(bytes.len())];
+        let hex: String = shown.iter().map(|b| format!("{b:02X} ")).collect();
+        let dump = lines.next().unwrap_or_default();
+        assert!(
+            dump.starts_with(&format!("{hex:48} | ")),
+            "{how}: dump {dump:?}"
+        );
+    }
     route.assert_backend(&stderr);
     traced(&stderr, "read ")
         .iter()
