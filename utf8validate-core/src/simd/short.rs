@@ -7,7 +7,6 @@ use super::rules::{errors, Constants, FULL};
 use super::tiers::{vector_errors, vector_errors_after};
 use super::{Vector, BLOCK};
 use crate::hint::cold_path;
-use crate::sequence::ends_inside_sequence;
 
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
 /// the first error (`bytes.len()` when there is none). An input of at most one
@@ -48,18 +47,18 @@ unsafe fn check_block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
     unsafe {
         if len >= V::BYTES {
             check_vectors::<V, A>(bytes)
+        } else if let Some(this) = V::load_prefix(bytes) {
+            // Shorter than a vector, loaded zero-padded (AVX-512): one vector and
+            // one path for every length, and the zeros after the input cut short
+            // a sequence its end cuts short.
+            match check_short(this) {
+                None => A::valid(len),
+                Some(passed) => A::invalid(bytes, passed),
+            }
         } else if len >= N1::<V>::BYTES {
             check_vectors::<N1<V>, A>(bytes)
         } else if len >= N2::<V>::BYTES {
             check_vectors::<N2<V>, A>(bytes)
-        } else if let Some(this) = V::load_prefix(bytes) {
-            // Shorter than the narrowest vector, loaded zero-padded (AVX-512).
-            match check_short(this) {
-                // A whole vector has no zero after it: check its end here.
-                None if ends_inside_sequence(bytes, len) => A::invalid(bytes, len),
-                None => A::valid(len),
-                Some(passed) => A::invalid(bytes, passed),
-            }
         } else {
             A::scalar(bytes)
         }
