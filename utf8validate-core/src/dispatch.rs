@@ -57,7 +57,7 @@
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::ascii::{short_ascii, SHORT};
-use crate::piece::quick_piece_state;
+use crate::piece::{self, quick_piece_state};
 use crate::scalar;
 #[cfg(simd_back_end)]
 use crate::simd;
@@ -180,10 +180,10 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: scalar::scalar_first_error,
     validate: scalar::scalar_validate,
-    validate_chunk: scalar::scalar_validate_chunk,
-    validate_chunk_long: scalar::scalar_validate_chunk,
-    stream_feed: scalar::scalar_stream_feed,
-    stream_feed_long: scalar::scalar_stream_feed,
+    validate_chunk: piece::scalar_validate_chunk,
+    validate_chunk_long: piece::scalar_validate_chunk,
+    stream_feed: piece::scalar_stream_feed,
+    stream_feed_long: piece::scalar_stream_feed,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.

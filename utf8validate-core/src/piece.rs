@@ -4,11 +4,14 @@
 //! compiles the rest ([`checked_piece_state`]) around its own check of a piece,
 //! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
 //! keeping it in a stream (`crate::Stream`), so that each reaches it in one jump
-//! and has nothing left to do after it ([`PieceEnd`]).
+//! and has nothing left to do after it ([`PieceEnd`]). The scalar back end's
+//! entries for a piece ([`scalar_validate_chunk`], [`scalar_stream_feed`]) are
+//! here too: the machine's check of a piece, then the same two ends.
 
 use crate::ascii::short_ascii;
 use crate::hint::cold_path;
-use crate::scalar::scalar_validate_chunk;
+use crate::scalar::scalar_check_open;
+use crate::sequence::open_state;
 use crate::state_machine::{self, State};
 
 /// Pieces at least this long are checked by the back end (in one check, from the
@@ -54,7 +57,7 @@ pub(crate) fn quick_piece_state(state: State, bytes: &[u8]) -> Option<State> {
 /// The machine's state after a piece of at least [`PIECE_FROM`] bytes that
 /// [`quick_piece_state`] left to a back end: ERROR when the back end's check of it
 /// failed (`passed` false), else `last`, the state read off its last bytes
-/// ([`open_state`](crate::sequence::open_state)), which the caller reads before the
+/// ([`open_state`]), which the caller reads before the
 /// check: no table lookup of the machine stands between the state a piece answers
 /// and the next piece's check, so that consecutive pieces are checked in parallel.
 ///
@@ -115,4 +118,53 @@ impl PieceEnd for ReturnState {
         // state.
         unsafe { scalar_validate_chunk(state, bytes.as_ptr(), bytes.len()) }
     }
+}
+
+/// The scalar back end's answer for a piece of data in pieces (see
+/// `crate::dispatch`'s `ValidateChunkFn`): the machine's state after `state`
+/// followed by the `len` bytes at `ptr` ([`scalar_piece`]).
+///
+/// Out of line: the SIMD back ends reach it by a jump, for pieces shorter than
+/// their narrowest vector.
+///
+/// # Safety
+/// `ptr` must be non-NULL with `len` readable bytes, and `state` is not ERROR.
+#[inline(never)]
+pub(crate) unsafe extern "C" fn scalar_validate_chunk(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+) -> State {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    scalar_piece(state, bytes, ReturnState)
+}
+
+/// The scalar back end's entry for a stream's piece (see `crate::dispatch`'s
+/// `StreamFeedFn`): [`scalar_piece`] handed to the stream. Out of line: the SIMD
+/// back ends' entries for a stream reach it by a jump, as they reach
+/// [`scalar_validate_chunk`].
+///
+/// # Safety
+/// As for [`scalar_validate_chunk`].
+#[inline(never)]
+pub(crate) unsafe extern "C" fn scalar_stream_feed(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+    stream: &mut crate::Stream,
+) -> bool {
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
+    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
+    scalar_piece(state, bytes, stream)
+}
+
+/// The scalar back end's answer for a piece after `state` (not ERROR), handed to
+/// `end`: [`scalar_check_open`]'s verdict, as [`checked_piece_state`] answers it.
+#[inline(always)]
+fn scalar_piece<E: PieceEnd>(state: State, bytes: &[u8], end: E) -> E::Output {
+    end.end(
+        bytes,
+        checked_piece_state(open_state(bytes), scalar_check_open(state, bytes)),
+    )
 }

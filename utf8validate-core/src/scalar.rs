@@ -19,10 +19,8 @@
 //! Nothing here allocates, and every read is inside the given slice.
 
 use crate::ascii::HIGH_BITS;
-use crate::piece::{checked_piece_state, PieceEnd, ReturnState};
 #[cfg(simd_back_end)]
 use crate::sequence::boundary_at_or_before;
-use crate::sequence::open_state;
 use crate::sequence::start_of_sequence;
 use crate::state_machine::{byte_class, State, TRANSITIONS};
 
@@ -247,56 +245,6 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
 #[inline(never)]
 pub(crate) fn scalar_check_open(state: State, bytes: &[u8]) -> bool {
     scan(state, bytes).is_ok()
-}
-
-/// The scalar back end's answer for a piece of data in pieces (see
-/// `crate::dispatch`'s `ValidateChunkFn`): the machine's state after `state`
-/// followed by the `len` bytes at `ptr` ([`scalar_piece`]).
-///
-/// Out of line: the SIMD back ends reach it by a jump, for pieces shorter than
-/// their narrowest vector.
-///
-/// # Safety
-/// `ptr` must be non-NULL with `len` readable bytes, and `state` is not ERROR.
-#[inline(never)]
-pub(crate) unsafe extern "C" fn scalar_validate_chunk(
-    state: State,
-    ptr: *const u8,
-    len: usize,
-) -> State {
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    scalar_piece(state, bytes, ReturnState)
-}
-
-/// The scalar back end's entry for a stream's piece (see `crate::dispatch`'s
-/// `StreamFeedFn`): [`scalar_piece`] handed to the stream. Out of line: the SIMD
-/// back ends' entries for a stream reach it by a jump, as they reach
-/// [`scalar_validate_chunk`].
-///
-/// # Safety
-/// As for [`scalar_validate_chunk`].
-#[inline(never)]
-pub(crate) unsafe extern "C" fn scalar_stream_feed(
-    state: State,
-    ptr: *const u8,
-    len: usize,
-    stream: &mut crate::Stream,
-) -> bool {
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    scalar_piece(state, bytes, stream)
-}
-
-/// The scalar back end's answer for a piece after `state` (not ERROR), handed to
-/// `end`: [`scalar_check_open`]'s verdict, as `crate::piece::checked_piece_state`
-/// answers it.
-#[inline(always)]
-fn scalar_piece<E: PieceEnd>(state: State, bytes: &[u8], end: E) -> E::Output {
-    end.end(
-        bytes,
-        checked_piece_state(open_state(bytes), scalar_check_open(state, bytes)),
-    )
 }
 
 /// The exact first error of `bytes`, given that `bytes[..passed]` is a well-formed

@@ -29,8 +29,7 @@
 
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::piece::{quick_piece_state, PieceEnd};
-use crate::scalar::scalar_stream_feed;
+use crate::piece::{quick_piece_state, scalar_stream_feed, PieceEnd};
 use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
 
