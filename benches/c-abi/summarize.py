@@ -183,6 +183,7 @@ def sizes_table(results):
     """The --sizes table: per range of lengths and kind of text, each contender's
     fastest-slowest median, and the lowest ours/simdutf with its length."""
     def span(values):
+        values = list(values)
         lo, hi = min(values), max(values)
         return f"{lo:.1f}" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}-{hi:.1f}"
     head = ["bytes"]
