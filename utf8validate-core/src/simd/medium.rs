@@ -52,9 +52,16 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
     // `BLOCK < len`. Each block read is `q..q + BLOCK` with `q <= last`, and the
     // bytes before it as the comments at the reads say.
     unsafe {
-        if last < 3 || !is_ascii::<V>(p, 1) {
-            // (65 or 66 bytes are rare: plain vectors, which take the three bytes
-            // before the last block from the first.)
+        if last < 3 {
+            // 65 or 66 bytes: all ASCII when the first and the last block are
+            // (they overlap), else plain vectors, which take the three bytes
+            // before the last block from the first.
+            if is_ascii::<V>(p, 1) && is_ascii::<V>(p.add(last), 1) {
+                return !before.any_nonzero();
+            }
+            return check_vectors_after::<V, bool, OPEN>(before, bytes);
+        }
+        if !is_ascii::<V>(p, 1) {
             return check_vectors_after::<V, bool, OPEN>(before, bytes);
         }
         let rest = block_max::<V>(p.add(BLOCK.min(last)))
