@@ -20,7 +20,7 @@
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::fmt::Write as _;
 
-use super::input;
+use crate::args::input;
 use utf8validate_core::{check, ErrorKind};
 
 /// What is wrong with a buffer, for the report line.

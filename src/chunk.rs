@@ -2,7 +2,8 @@
 
 use core::ffi::c_char;
 
-use super::{input, StateArg};
+use crate::args::input;
+use crate::state_machine::StateArg;
 use utf8validate_core::State;
 
 /// Runs the draft's state machine over the `len` bytes at `buf` from `state` and

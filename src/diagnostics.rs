@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::{input, store_outcome};
+use crate::args::{input, store_outcome};
 use utf8validate_core::{check, ErrorKind, Utf8Error};
 
 /// A `utf8_error_kind` as C passes it: any 32-bit value, of which only 0-7 name a

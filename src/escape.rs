@@ -3,7 +3,7 @@
 use core::ffi::c_char;
 use core::mem::MaybeUninit;
 
-use super::input;
+use crate::args::input;
 use utf8validate_core::escape::{render, Mode};
 
 /// The snprintf-style contract shared by `utf8_escape` and `utf8_replace`.

@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::{input, store_outcome};
+use crate::args::{input, store_outcome};
 use utf8validate_core::{Stream, Utf8Error};
 
 /// Prepares `*s` to check a new input that will arrive in pieces: the stream is at

@@ -2,7 +2,7 @@
 
 use core::ffi::c_char;
 
-use super::input;
+use crate::args::input;
 
 /// Checks whether `buf[0..len)` is well-formed UTF-8 (RFC 3629 section 4; Unicode
 /// section 3.9, Table 3-7).

@@ -4,9 +4,6 @@
 /// ends (64 bytes).
 pub(crate) const SHORT: usize = 64;
 
-#[cfg(simd_back_end)]
-const _: () = assert!(SHORT == crate::simd::BLOCK);
-
 /// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
 pub(crate) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 

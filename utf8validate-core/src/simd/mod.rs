@@ -107,3 +107,7 @@ pub(crate) use vector::Vector;
 
 /// Bytes per block: the unit of the ASCII fast path and of the error checks.
 pub(crate) const BLOCK: usize = 64;
+
+// The short inputs answered before a back end (`crate::ascii::SHORT`) are those of
+// at most one block, which `check` takes in one pass.
+const _: () = assert!(BLOCK == crate::ascii::SHORT);

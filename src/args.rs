@@ -1,0 +1,60 @@
+//! What every C entry point does with its arguments: a buffer that may be NULL
+//! ([`input`]) and an error that may be NULL ([`store_outcome`]).
+
+use core::ffi::c_char;
+
+use utf8validate_core::{ErrorKind, Utf8Error};
+
+/// The bytes `[buf, buf + len)`, or `None` for a `NULL` `buf` with `len > 0`.
+///
+/// # Safety
+/// When `buf` is not `NULL`, it must point to `len` readable bytes that stay
+/// unchanged for `'a`.
+#[inline]
+pub(crate) unsafe fn input<'a>(buf: *const c_char, len: usize) -> Option<&'a [u8]> {
+    if buf.is_null() {
+        return if len == 0 { Some(&[]) } else { None };
+    }
+    // SAFETY: `buf` is non-NULL and the caller guarantees `len` readable bytes there
+    // for the duration of the call; `u8` and `c_char` have the same size and alignment.
+    Some(unsafe { core::slice::from_raw_parts(buf.cast::<u8>(), len) })
+}
+
+/// Stores the outcome of a check in `*err` (unless `err` is NULL) and returns the
+/// verdict: `Ok` at `end` (the length checked) becomes `{end, 0, NONE}`, an error is
+/// stored as it is, and `None` (a NULL input that could not be read) becomes
+/// `{0, 0, INVALID_BYTE}`, the documented answer for NULL with a non-zero length.
+///
+/// # Safety
+/// Unless it is NULL, `err` must point to a writable `utf8_error`.
+pub(crate) unsafe fn store_outcome(
+    outcome: Option<Result<(), Utf8Error>>,
+    end: usize,
+    err: *mut Utf8Error,
+) -> bool {
+    let (ok, detail) = match outcome {
+        Some(Ok(())) => (
+            true,
+            Utf8Error {
+                offset: end,
+                length: 0,
+                kind: ErrorKind::None,
+            },
+        ),
+        Some(Err(e)) => (false, e),
+        None => (
+            false,
+            Utf8Error {
+                offset: 0,
+                length: 0,
+                kind: ErrorKind::InvalidByte,
+            },
+        ),
+    };
+    if !err.is_null() {
+        // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable
+        // `utf8_error`; `write` does not read the (possibly uninitialised) old value.
+        unsafe { err.write(detail) };
+    }
+    ok
+}
