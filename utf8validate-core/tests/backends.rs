@@ -671,18 +671,26 @@ fn runs_of_ascii_and_multibyte_text() {
 /// No byte outside the input changes an answer: every input is surrounded by 64
 /// bytes of each poison (lead bytes that would demand continuation bytes, a
 /// continuation byte, NUL), at every start alignment, in inputs short and long
-/// enough for every path (the first block, the aligned blocks from 1 KiB, the tail).
-/// A read before or after the slice that fed the checks would flip a verdict here
+/// enough for every path (the first block, the aligned blocks from 1 KiB, the tail),
+/// in text that is multi-byte throughout and in text whose first block is ASCII
+/// (which the paths for a few blocks take block by block). A read before or after the slice that fed the checks would flip a verdict here
 /// (found by the C fuzz harness: a block read 2 bytes before inputs that start
 /// 62-63 bytes past a 64-byte boundary).
 #[test]
 fn bytes_outside_the_input_never_matter() {
     let backends = all();
-    let valid = valid_multibyte_text(2700);
+    let multibyte = valid_multibyte_text(2700);
+    // 64 bytes of ASCII, then a 2-byte character that ends at byte 66.
+    let mut ascii_first = [b'a'; 64].to_vec();
+    ascii_first.extend_from_slice("é".as_bytes());
+    ascii_first.extend_from_slice(&multibyte[..2700 - 66]);
     let mut store = vec![0u8; 64 + 64 + 2700 + 64];
-    for len in [
-        16, 31, 33, 63, 64, 65, 66, 67, 100, 128, 129, 1023, 1024, 1025, 1100, 2600,
-    ] {
+    for (valid, len) in [&multibyte, &ascii_first].into_iter().flat_map(|text| {
+        [
+            16, 31, 33, 63, 64, 65, 66, 67, 100, 128, 129, 1023, 1024, 1025, 1100, 2600,
+        ]
+        .map(|len| (text, len))
+    }) {
         // On a character boundary, so that the slice itself is well-formed; then
         // the same with an error at its start, middle and end.
         let mut len = len.min(valid.len());
