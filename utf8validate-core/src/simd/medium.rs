@@ -23,11 +23,12 @@ pub(super) const MEDIUM: usize = 4 * BLOCK;
 /// mostly not ASCII: the input is checked with plain vectors
 /// ([`check_vectors_after`]), one chain of work without a branch per block.
 /// Otherwise one test of the other blocks answers an input that is all ASCII;
-/// else they are taken one by one, the whole blocks from the start and then one
-/// that ends at the end of the input (overlapping the one before unless the length
-/// is a multiple of `BLOCK`): an ASCII block costs its test, plus one more after a
-/// block that is not ASCII (whether that block ends inside a sequence), and any
-/// other block the full check. The gathered error lanes are tested once.
+/// else (but for 65 or 66 bytes, which take plain vectors too) they are taken one
+/// by one, the whole blocks from the start and then one that ends at the end of the
+/// input (overlapping the one before unless the length is a multiple of `BLOCK`):
+/// an ASCII block costs its test, plus one more after a block that is not ASCII
+/// (whether that block ends inside a sequence), and any other block the full check.
+/// The gathered error lanes are tested once.
 ///
 /// Why not a test of every block, as the tiered loop makes: it costs text without
 /// ASCII blocks a test and a branch per block, and where inputs vary from call to
@@ -52,15 +53,6 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
     // `BLOCK < len`. Each block read is `q..q + BLOCK` with `q <= last`, and the
     // bytes before it as the comments at the reads say.
     unsafe {
-        if last < 3 {
-            // 65 or 66 bytes: all ASCII when the first and the last block are
-            // (they overlap), else plain vectors, which take the three bytes
-            // before the last block from the first.
-            if is_ascii::<V>(p, 1) && is_ascii::<V>(p.add(last), 1) {
-                return !before.any_nonzero();
-            }
-            return check_vectors_after::<V, bool, OPEN>(before, bytes);
-        }
         if !is_ascii::<V>(p, 1) {
             return check_vectors_after::<V, bool, OPEN>(before, bytes);
         }
@@ -71,6 +63,12 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
             // All ASCII: wrong only right after a carried lead byte, which
             // `before` holds when there is one.
             return !before.any_nonzero();
+        }
+        if last < 3 {
+            // 65 or 66 bytes: the block at `last` starts inside the first, too
+            // close to its start to take the three bytes before it from memory.
+            // Plain vectors take them from the vector before.
+            return check_vectors_after::<V, bool, OPEN>(before, bytes);
         }
         let k = Constants::<V>::new();
         // ASCII right after a carried lead byte is an error.
