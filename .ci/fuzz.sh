@@ -5,10 +5,10 @@
 #   validate  fuzz/fuzz_targets/validate.rs  the Rust crate's one-shot API and every back
 #             end this CPU supports vs std::str::from_utf8 (validity, valid_up_to,
 #             error_len) and the kinds.
-#   chunked   fuzz/fuzz_targets/chunked.rs   data in pieces cut at points taken from the
-#             input: validate_chunk / each back end (the state after every piece vs
+#   chunked   fuzz/fuzz_targets/chunked.rs   data in chunks cut at points taken from the
+#             input: validate_chunk / each back end (the state after every chunk vs
 #             the draft's table, the final verdict vs the one-shot one) and Stream
-#             (feed, position, and finish after every piece vs std on the prefix so far).
+#             (feed, position, and finish after every chunk vs std on the prefix so far).
 #   render    fuzz/fuzz_targets/render.rs    escape_into / replace_into vs
 #             String::from_utf8_lossy and <[u8]>::utf8_chunks, with a full and a
 #             too-small buffer (truncation between units, no write past it).

@@ -16,7 +16,7 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
   whose bytes cannot be read, the library missing, the installed layout
   (share/utf8validate/{lldb,debugger}, lib/);
 - the lldb sessions of docs/debugging.md, run as written, print what it shows;
-- buffers larger than any piece utf8-check reads at once (c-tests/gdb/pages.c): C
+- buffers larger than any chunk utf8-check reads at once (c-tests/gdb/pages.c): C
   strings of many pages with an ill-formed sequence of every kind at the ends of each
   page-sized read and across page boundaries, around the 1 MiB limit, LENs of several
   MiB, LENs into unmapped memory, arrays; live and on a core file, against Python's
@@ -527,7 +527,7 @@ def test_installed_layout(requests):
           "the library is taken from PREFIX/lib", out)
 
 
-# --- Input larger than any piece utf8-check reads at once: c-tests/gdb/pages.c ------
+# --- Input larger than any chunk utf8-check reads at once: c-tests/gdb/pages.c ------
 #
 # The extension (debugger/utf8validate_debugger.py) reads a C string in blocks that
 # never cross a PAGE boundary, looking for its NUL in at most MAX_CSTRING bytes; an

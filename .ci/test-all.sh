@@ -40,10 +40,10 @@ step "utf8check routes on every back end (release)" \
   cargo test --profile test-release -p utf8check --test routes -- --ignored
 # The C suite against the optimised library.
 step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
-# Data in pieces through the optimised .so, on every back end: every split of every
-# length up to 300 bytes, long pieces at every block edge, large inputs in random pieces.
-step "C ABI in pieces, every split (release)" \
-  cargo test --profile test-release -p utf8validate-c-tests --test pieces -- --ignored
+# Data in chunks through the optimised .so, on every back end: every split of every
+# length up to 300 bytes, long chunks at every block edge, large inputs in random chunks.
+step "C ABI in chunks, every split (release)" \
+  cargo test --profile test-release -p utf8validate-c-tests --test chunks -- --ignored
 # The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
 step "lldb extension" bash .ci/lldb-tests.sh
 # The optimised library's own machine code calls no panic or allocation routine.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turns criterion's results for `cargo bench -p utf8validate-bench` into tables.
 
-Usage: python3 benches/summarize.py [--pieces] [--csv NAME] [CRITERION_DIR...]
+Usage: python3 benches/summarize.py [--chunks] [--csv NAME] [CRITERION_DIR...]
 (default CRITERION_DIR: $CARGO_TARGET_DIR/criterion, else target/criterion; with
 several directories, rounds of the same benchmark, each contender's fastest round).
 
@@ -9,13 +9,13 @@ For every input: GB/s (1 GB = 1e9 bytes) of each contender, from criterion's med
 time per call, and the ratio of utf8_validate to each peer (>1 means ours is faster).
 Short inputs are shown in ns per call. Then checks against the performance targets,
 and the `render` benchmark (escape_into and replace_into against
-String::from_utf8_lossy) in MB/s, and the `pieces` benchmark (data in pieces) in GB/s,
+String::from_utf8_lossy) in MB/s, and the `chunks` benchmark (data in chunks) in GB/s,
 when they have run.
 
 The numbers are also written as CSV to benches/results/<machine>/<date>-<name>.csv
 (see machine()): the peers benchmark as `peers-<back end>` (one row per input and
-contender: bytes, median ns per call, GB/s), or with --pieces only the pieces table,
-as `pieces-<back end>`. The back end is $UTF8VALIDATE_BACKEND or `default`;
+contender: bytes, median ns per call, GB/s), or with --chunks only the chunks table,
+as `chunks-<back end>`. The back end is $UTF8VALIDATE_BACKEND or `default`;
 --csv NAME names the file instead.
 """
 
@@ -143,11 +143,11 @@ def arguments():
     parser = argparse.ArgumentParser(
         description="Tables (and a CSV file) from criterion's results for "
                     "`cargo bench -p utf8validate-bench`.")
-    parser.add_argument("--pieces", action="store_true",
-                        help="only the pieces benchmark's table and CSV")
+    parser.add_argument("--chunks", action="store_true",
+                        help="only the chunks benchmark's table and CSV")
     parser.add_argument("--csv", metavar="NAME",
                         help="the CSV file's name (default: peers-<back end> or "
-                             "pieces-<back end>, from $UTF8VALIDATE_BACKEND)")
+                             "chunks-<back end>, from $UTF8VALIDATE_BACKEND)")
     parser.add_argument("criterion_dir", nargs="*", type=Path,
                         default=[Path(os.environ.get("CARGO_TARGET_DIR", "target")) / "criterion"],
                         help="criterion's output (default: $CARGO_TARGET_DIR/criterion, "
@@ -173,18 +173,18 @@ def fastest(rounds):
 
 def main():
     args = arguments()
-    only_pieces = args.pieces
+    only_chunks = args.chunks
     # The CSV's name: --csv NAME, else the benchmark and the back end it ran with
     # (UTF8VALIDATE_BACKEND, when it is set for this command too).
     run = os.environ.get("UTF8VALIDATE_BACKEND") or "default"
-    csv_name = args.csv or f"{'pieces' if only_pieces else 'peers'}-{run}"
+    csv_name = args.csv or f"{'chunks' if only_chunks else 'peers'}-{run}"
     roots = args.criterion_dir
     results = fastest(load(root) for root in roots)
     if not results:
         sys.exit(f"no criterion results under {', '.join(map(str, roots))}; "
                  "run `cargo bench -p utf8validate-bench` first")
-    if only_pieces:
-        rows = pieces_table(results)
+    if only_chunks:
+        rows = chunks_table(results)
         if rows:
             write_csv(csv_name, rows)
         return
@@ -253,7 +253,7 @@ def main():
               f"fastest peer {worst:.1f} ns ({'met' if r[OURS][0] < worst else 'NOT met'})")
 
     render_table(results)
-    pieces_table(results)
+    chunks_table(results)
     if groups:
         write_csv(csv_name, peers_rows(results, groups))
 
@@ -277,40 +277,40 @@ def ratio_table(results, prefix, key, intro, first, columns, value, ratios):
         print(f"| {g} | " + " | ".join(cells) + " |")
 
 
-PIECES = ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
+CHUNK_COLUMNS = ["utf8validate_whole", "utf8validate_chunk", "utf8validate_stream",
           "simdutf8_streaming", "simdutf8_chunked"]
 
 
-def pieces_table(results):
-    """The `pieces` benchmark's groups (pieces-<input>-<piece>), if any: GB/s of each
+def chunks_table(results):
+    """The `chunks` benchmark's groups (chunks-<input>-<chunk>), if any: GB/s of each
     contender, chunk over the faster of simdutf8's two streaming validators, stream
     over chunk, and chunk over utf8_validate on the whole input."""
-    groups = sorted((g for g in results if g.startswith("pieces-")),
+    groups = sorted((g for g in results if g.startswith("chunks-")),
                     key=lambda g: (g.rsplit("-", 1)[0], int(g.rsplit("-", 1)[1])))
     if not groups:
         return []
-    print("\nData in pieces, GB/s; ratios over the faster of simdutf8's two streaming "
+    print("\nData in chunks, GB/s; ratios over the faster of simdutf8's two streaming "
           "validators (>1: ours is faster), stream over chunk, chunk over whole:\n")
-    print("| input | piece | whole | chunk | stream | s8 streaming | s8 chunked | "
+    print("| input | bytes | whole | chunk | stream | s8 streaming | s8 chunked | "
           "chunk/s8 | stream/s8 | stream/chunk | chunk/whole |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     rows = []
     for g in groups:
         r = results[g]
-        name, piece = g[len("pieces-"):].rsplit("-", 1)
-        speed = {f: gbps(*r[f]) for f in PIECES if f in r}
+        name, chunk = g[len("chunks-"):].rsplit("-", 1)
+        speed = {f: gbps(*r[f]) for f in CHUNK_COLUMNS if f in r}
         peers = [speed[f] for f in ("simdutf8_streaming", "simdutf8_chunked") if f in speed]
         best = max(peers) if peers else None
         def ratio(a, b):
             return f"{a / b:.2f}x" if a is not None and b else "-"
         chunk, stream, whole = (speed.get(f) for f in
                                 ("utf8validate_chunk", "utf8validate_stream", "utf8validate_whole"))
-        cells = [f"{speed[f]:.2f}" if f in speed else "-" for f in PIECES]
-        print(f"| {name} | {piece} | " + " | ".join(cells) + " | " +
+        cells = [f"{speed[f]:.2f}" if f in speed else "-" for f in CHUNK_COLUMNS]
+        print(f"| {name} | {chunk} | " + " | ".join(cells) + " | " +
               " | ".join([ratio(chunk, best), ratio(stream, best), ratio(stream, chunk),
                           ratio(chunk, whole)]) + " |")
-        rows.append([name, piece] + [f"{speed[f]:.3f}" if f in speed else "" for f in PIECES])
-    return [["input", "piece"] + PIECES] + rows
+        rows.append([name, chunk] + [f"{speed[f]:.3f}" if f in speed else "" for f in CHUNK_COLUMNS])
+    return [["input", "chunk_bytes"] + CHUNK_COLUMNS] + rows
 
 
 def render_table(results):

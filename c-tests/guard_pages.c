@@ -93,7 +93,7 @@ static void probe_chunk_whole(const char *buf, size_t len, const struct rfc3629_
           current_case, state_name(got), want->valid, want->truncated);
 }
 
-/* Two pieces, so that each edge of the buffer is also the edge of a piece. */
+/* Two chunks, so that each edge of the buffer is also the edge of a chunk. */
 static void probe_chunk_split(const char *buf, size_t len, const struct rfc3629_result *want)
 {
     size_t cuts[3];
@@ -152,7 +152,7 @@ static void probe_first_error_cstr(const char *buf, size_t len, const struct rfc
 }
 
 /* utf8_stream fed buf[0..cut) and buf[cut..len) (cut == len: the whole buffer in one
- * piece), then finished: the same offset and maximal subpart as utf8_check. */
+ * chunk), then finished: the same offset and maximal subpart as utf8_check. */
 static void stream_case(const char *buf, size_t len, size_t cut, const struct rfc3629_result *want)
 {
     utf8_stream s;
@@ -286,12 +286,12 @@ static const struct {
     {"utf8_validate", probe_validate, BYTES},
     {"utf8_first_error", probe_first_error, BYTES},
     {"utf8_validate_chunk", probe_chunk_whole, BYTES},
-    {"utf8_validate_chunk (2 pieces)", probe_chunk_split, BYTES},
+    {"utf8_validate_chunk (2 chunks)", probe_chunk_split, BYTES},
     {"utf8_check", probe_check, BYTES},
     {"utf8_validate_cstr", probe_validate_cstr, CSTR},
     {"utf8_first_error_cstr", probe_first_error_cstr, CSTR},
-    {"utf8_stream (1 piece)", probe_stream_whole, BYTES},
-    {"utf8_stream (2 pieces)", probe_stream_split, BYTES},
+    {"utf8_stream (1 chunk)", probe_stream_whole, BYTES},
+    {"utf8_stream (2 chunks)", probe_stream_split, BYTES},
     {"utf8_escape", probe_escape, BYTES},
     {"utf8_replace", probe_replace, BYTES},
     {"utf8_assert_valid (valid inputs)", probe_assert_valid, BYTES},
@@ -306,20 +306,20 @@ static const struct {
 /* Whole characters from several scripts, then ASCII to reach exactly len. */
 static void fill_multilingual(unsigned char *dst, size_t len)
 {
-    static const char *const pieces[] = {
+    static const char *const chunks[] = {
         "a",  "\xC3\xA9" /* é */, "\xE2\x82\xAC" /* € */, "\xF0\x9F\x98\x80" /* 😀 */,
         " ", "\xED\x95\x9C" /* 한 */, "\xE0\xA4\xA8" /* न */, "\xCE\xA9" /* Ω */,
         "\xF4\x8F\xBF\xBF" /* U+10FFFF */, "\xF3\xA0\x81\xA7" /* U+E0067 */, "Zz",
     };
     size_t pos = 0, p = 0;
     while (pos < len) {
-        const char *piece = pieces[p++ % COUNT(pieces)];
-        size_t n = strlen(piece);
+        const char *chunk = chunks[p++ % COUNT(chunks)];
+        size_t n = strlen(chunk);
         if (pos + n > len) {
-            piece = "x";
+            chunk = "x";
             n = 1;
         }
-        memcpy(dst + pos, piece, n);
+        memcpy(dst + pos, chunk, n);
         pos += n;
     }
 }

@@ -1,6 +1,6 @@
 /*
  * test_chunks.c: utf8_validate_chunk over multilingual text split at every point
- * (2 pieces) and every pair of points (3 pieces), valid and with errors; ERROR is
+ * (2 chunks) and every pair of points (3 chunks), valid and with errors; ERROR is
  * absorbing.
  *
  * Expectations come from the draft's state list, not from the library: inside a
@@ -86,7 +86,7 @@ static utf8_state state_inside(const unsigned char *s, size_t n, size_t k)
     return UTF8_STATE_ERROR;
 }
 
-static utf8_state three_pieces(const unsigned char *s, size_t n, size_t i, size_t j)
+static utf8_state three_chunks(const unsigned char *s, size_t n, size_t i, size_t j)
 {
     utf8_state st = t_chunk(UTF8_STATE_START, s, i);
     st = t_chunk(st, s + i, j - i);
@@ -110,7 +110,7 @@ static void test_valid_text(const char *script, const unsigned char *s, size_t n
     }
     for (i = 0; i <= n; i++) {
         for (j = i; j <= n; j++) {
-            utf8_state end = three_pieces(s, n, i, j);
+            utf8_state end = three_chunks(s, n, i, j);
             if (end != UTF8_STATE_START) {
                 all_three_way = 0;
                 CHECK(end == UTF8_STATE_START, "%s text split at %zu and %zu: final state %s",
@@ -136,7 +136,7 @@ static void test_text_with_stray_byte(const char *script, const unsigned char *s
           script, at, t_first_error(buf, m));
     for (i = 0; i <= m; i++) {
         for (j = i; j <= m; j++) {
-            if (three_pieces(buf, m, i, j) != UTF8_STATE_ERROR) {
+            if (three_chunks(buf, m, i, j) != UTF8_STATE_ERROR) {
                 all_error = 0;
                 CHECK(0, "%s text + stray 80 at %zu, split at %zu and %zu: not ERROR", script, at,
                       i, j);
@@ -192,7 +192,7 @@ static void test_concatenation(void)
         memcpy(all + n, TEXTS[t].text, len);
         n += len;
         st = t_chunk(st, TEXTS[t].text, len);
-        CHECK(st == UTF8_STATE_START, "texts up to %s, piece by piece: %s", TEXTS[t].script,
+        CHECK(st == UTF8_STATE_START, "texts up to %s, chunk by chunk: %s", TEXTS[t].script,
               state_name(st));
     }
     CHECK(t_validate(all, n), "all texts: utf8_validate");

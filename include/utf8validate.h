@@ -149,8 +149,8 @@ typedef struct {
 
 /**
  * Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
- * pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
- * `utf8_stream_finish`. Feed the pieces in order; finishing then gives exactly what
+ * chunks; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
+ * `utf8_stream_finish`. Feed the chunks in order; finishing then gives exactly what
  * a one-shot check (`utf8_check`; in Rust `check`) gives for their concatenation:
  * absolute offset, kind and maximal-subpart length of the first error, including
  * `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence. In Rust:
@@ -183,7 +183,7 @@ typedef struct {
    * three bytes fed, the last one highest (zeros stand for bytes before the
    * first), which hold the lead byte of the sequence the input so far ends
    * inside, if any. On a character boundary they are not needed, and may be
-   * zeros instead. One field, so that a piece writes it with one store. Once
+   * zeros instead. One field, so that a chunk writes it with one store. Once
    * `failed` is set, ERROR.
    */
   uint32_t end;
@@ -317,7 +317,7 @@ utf8_state utf8_next_state(utf8_state state, uint8_t byte);
 
 /**
  * Runs the draft's state machine over the `len` bytes at `buf` from `state` and
- * returns the state it ends in: validation of data that arrives in pieces.
+ * returns the state it ends in: validation of data that arrives in chunks.
  *
  * - Start with `UTF8_STATE_START` and pass each result to the next call. Whatever
  *   the split, the final result is `UTF8_STATE_START` iff the concatenation is
@@ -417,7 +417,7 @@ const char *utf8validate_version(void);
  * - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
  *   LEN" at byte 0; `len == 0` always passes.
  * - Allocates nothing; on failure the line is written in one call (lines over
- *   1 KiB in pieces).
+ *   1 KiB in chunks).
  * - Thread-safe: it reads only `buf[0..len)` and the call-site strings; reports
  *   from two threads at once may interleave only when a line exceeds 1 KiB.
  *
@@ -479,7 +479,7 @@ bool utf8_check_or_log(const void *buf,
                        const char *func);
 
 /**
- * Prepares `*s` to check a new input that will arrive in pieces: the stream is at
+ * Prepares `*s` to check a new input that will arrive in chunks: the stream is at
  * offset 0 with nothing pending and no error. Call it before the first
  * `utf8_stream_feed`, and again to reuse the struct for another input.
  *
@@ -495,15 +495,15 @@ bool utf8_check_or_log(const void *buf,
 void utf8_stream_init(utf8_stream *s);
 
 /**
- * Feeds the next piece of the input, the `len` bytes at `buf`, to the stream `s`.
+ * Feeds the next chunk of the input, the `len` bytes at `buf`, to the stream `s`.
  *
- * - Pieces may be split anywhere, even inside a multi-byte sequence: the stream
+ * - Chunks may be split anywhere, even inside a multi-byte sequence: the stream
  *   keeps the at most 3 bytes of an unfinished sequence and continues it with the
- *   next piece. Offsets count from the first byte of the first piece.
+ *   next chunk. Offsets count from the first byte of the first chunk.
  * - Returns true while everything fed so far is well-formed UTF-8 (RFC 3629
- *   section 4), possibly ending inside a sequence that later pieces may complete.
- * - Returns false once an ill-formed sequence has been seen, in this piece or an
- *   earlier one. Feeding after that is allowed and cheap: the piece is not read and
+ *   section 4), possibly ending inside a sequence that later chunks may complete.
+ * - Returns false once an ill-formed sequence has been seen, in this chunk or an
+ *   earlier one. Feeding after that is allowed and cheap: the chunk is not read and
  *   false is returned again. `utf8_stream_finish` reports the first error.
  * - `len == 0` changes nothing (any `buf`, including NULL) and returns the
  *   current verdict: true unless the stream has failed.
@@ -526,21 +526,21 @@ bool utf8_stream_feed(utf8_stream *s, const char *buf, size_t len);
 /**
  * Ends the input: reports whether everything fed to `s` so far is well-formed
  * UTF-8, with exactly the result `utf8_check` gives for the concatenation of the
- * pieces.
+ * chunks.
  *
  * - Returns true iff the input is well-formed; then `*err` (if given) is set to
  *   `{ .offset = ` total bytes fed `, .length = 0, .kind = UTF8_ERROR_NONE }`.
  * - Returns false otherwise, with `err->offset` the absolute offset (from the
- *   first byte of the first piece) of the first ill-formed sequence,
+ *   first byte of the first chunk) of the first ill-formed sequence,
  *   `err->length` its maximal subpart (Unicode section 3.9; 1-3 bytes) and
  *   `err->kind` why. When the input ends inside a sequence, the kind is
  *   `UTF8_ERROR_TRUNCATED` and the length is the 1-3 bytes from its lead byte to
- *   the end (those bytes may have come in different pieces). After a
+ *   the end (those bytes may have come in different chunks). After a
  *   `utf8_stream_feed` with `buf == NULL` and `len > 0`, the error is
  *   `{ .offset = ` the start of the sequence then current `, .length = 0,
  *   .kind = UTF8_ERROR_INVALID_BYTE }`.
  * - Does not change the stream: calling it again gives the same answer, and
- *   feeding more pieces and finishing again gives the answer for the longer input.
+ *   feeding more chunks and finishing again gives the answer for the longer input.
  *   Call `utf8_stream_init` to start a new input.
  * - `err == NULL`: only the verdict is returned.
  * - `s == NULL` returns false and, if `err` is given, stores

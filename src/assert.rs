@@ -15,7 +15,7 @@
 //! Like the rest of the C ABI they allocate nothing: the line is assembled in a
 //! buffer on the stack so that it reaches stderr in one `write` (lines from several
 //! threads do not interleave); only a line longer than that buffer (a very long
-//! path or expression) is written in pieces. Valid input costs one validation.
+//! path or expression) is written in chunks. Valid input costs one validation.
 
 use core::ffi::{c_char, c_int, c_void, CStr};
 use core::fmt::Write as _;
@@ -133,7 +133,7 @@ fn errno_location() -> Option<*mut c_int> {
 }
 
 /// A report line assembled on the stack and written to `sink` (stderr) by `flush`;
-/// a line longer than the buffer is written in pieces as the buffer fills.
+/// a line longer than the buffer is written in chunks as the buffer fills.
 struct Line<W: Sink> {
     buf: [u8; LINE_CAPACITY],
     len: usize,
@@ -228,7 +228,7 @@ unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
 /// - `buf == NULL` with `len > 0` fails with "the buffer is NULL but its length is
 ///   LEN" at byte 0; `len == 0` always passes.
 /// - Allocates nothing; on failure the line is written in one call (lines over
-///   1 KiB in pieces).
+///   1 KiB in chunks).
 /// - Thread-safe: it reads only `buf[0..len)` and the call-site strings; reports
 ///   from two threads at once may interleave only when a line exceeds 1 KiB.
 ///
@@ -334,11 +334,11 @@ mod tests {
         }
     }
 
-    /// Pieces of every size around the buffer's, pushed and formatted in turns:
-    /// the writes put together are exactly the pieces put together, a line that
+    /// Chunks of every size around the buffer's, pushed and formatted in turns:
+    /// the writes put together are exactly the chunks put together, a line that
     /// fits goes out in one write, and no write is longer than the buffer.
     #[test]
-    fn line_is_written_whole_or_in_buffer_sized_pieces() {
+    fn line_is_written_whole_or_in_buffer_sized_chunks() {
         for size in [
             0,
             1,
@@ -348,16 +348,16 @@ mod tests {
             LINE_CAPACITY + 1,
             5000,
         ] {
-            let piece: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
+            let chunk: Vec<u8> = (0..size).map(|i| b'a' + (i % 26) as u8).collect();
             let mut writes = Writes::default();
             let mut line = Line::new(&mut writes);
             line.push(b"x.c");
             let _ = write!(line, ":{}: ", 42);
-            line.push(&piece);
+            line.push(&chunk);
             let _ = writeln!(line, ": {} end", 7);
             line.flush();
             let mut expected = b"x.c:42: ".to_vec();
-            expected.extend_from_slice(&piece);
+            expected.extend_from_slice(&chunk);
             expected.extend_from_slice(b": 7 end\n");
             assert_eq!(writes.0.concat(), expected, "size {size}");
             assert!(

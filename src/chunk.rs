@@ -1,4 +1,4 @@
-//! Data in pieces for C, without the offset of the first error: `utf8_validate_chunk`.
+//! Data in chunks for C, without the offset of the first error: `utf8_validate_chunk`.
 
 use core::ffi::c_char;
 
@@ -7,7 +7,7 @@ use crate::state_machine::StateArg;
 use utf8validate_core::State;
 
 /// Runs the draft's state machine over the `len` bytes at `buf` from `state` and
-/// returns the state it ends in: validation of data that arrives in pieces.
+/// returns the state it ends in: validation of data that arrives in chunks.
 ///
 /// - Start with `UTF8_STATE_START` and pass each result to the next call. Whatever
 ///   the split, the final result is `UTF8_STATE_START` iff the concatenation is
@@ -32,7 +32,7 @@ pub unsafe extern "C" fn utf8_validate_chunk(
     buf: *const c_char,
     len: usize,
 ) -> State {
-    // ERROR, and any value that names no state, stays ERROR whatever the piece.
+    // ERROR, and any value that names no state, stays ERROR whatever the chunk.
     // Tested here on the raw value, so that the conversion below and the core's
     // own test for ERROR compile to nothing.
     if state.0 >= State::Error as u32 {

@@ -5,7 +5,7 @@ use core::ffi::c_char;
 use crate::args::{input, store_outcome};
 use utf8validate_core::{Stream, Utf8Error};
 
-/// Prepares `*s` to check a new input that will arrive in pieces: the stream is at
+/// Prepares `*s` to check a new input that will arrive in chunks: the stream is at
 /// offset 0 with nothing pending and no error. Call it before the first
 /// `utf8_stream_feed`, and again to reuse the struct for another input.
 ///
@@ -26,15 +26,15 @@ pub unsafe extern "C" fn utf8_stream_init(s: *mut Stream) {
     }
 }
 
-/// Feeds the next piece of the input, the `len` bytes at `buf`, to the stream `s`.
+/// Feeds the next chunk of the input, the `len` bytes at `buf`, to the stream `s`.
 ///
-/// - Pieces may be split anywhere, even inside a multi-byte sequence: the stream
+/// - Chunks may be split anywhere, even inside a multi-byte sequence: the stream
 ///   keeps the at most 3 bytes of an unfinished sequence and continues it with the
-///   next piece. Offsets count from the first byte of the first piece.
+///   next chunk. Offsets count from the first byte of the first chunk.
 /// - Returns true while everything fed so far is well-formed UTF-8 (RFC 3629
-///   section 4), possibly ending inside a sequence that later pieces may complete.
-/// - Returns false once an ill-formed sequence has been seen, in this piece or an
-///   earlier one. Feeding after that is allowed and cheap: the piece is not read and
+///   section 4), possibly ending inside a sequence that later chunks may complete.
+/// - Returns false once an ill-formed sequence has been seen, in this chunk or an
+///   earlier one. Feeding after that is allowed and cheap: the chunk is not read and
 ///   false is returned again. `utf8_stream_finish` reports the first error.
 /// - `len == 0` changes nothing (any `buf`, including NULL) and returns the
 ///   current verdict: true unless the stream has failed.
@@ -71,21 +71,21 @@ pub unsafe extern "C" fn utf8_stream_feed(s: *mut Stream, buf: *const c_char, le
 
 /// Ends the input: reports whether everything fed to `s` so far is well-formed
 /// UTF-8, with exactly the result `utf8_check` gives for the concatenation of the
-/// pieces.
+/// chunks.
 ///
 /// - Returns true iff the input is well-formed; then `*err` (if given) is set to
 ///   `{ .offset = ` total bytes fed `, .length = 0, .kind = UTF8_ERROR_NONE }`.
 /// - Returns false otherwise, with `err->offset` the absolute offset (from the
-///   first byte of the first piece) of the first ill-formed sequence,
+///   first byte of the first chunk) of the first ill-formed sequence,
 ///   `err->length` its maximal subpart (Unicode section 3.9; 1-3 bytes) and
 ///   `err->kind` why. When the input ends inside a sequence, the kind is
 ///   `UTF8_ERROR_TRUNCATED` and the length is the 1-3 bytes from its lead byte to
-///   the end (those bytes may have come in different pieces). After a
+///   the end (those bytes may have come in different chunks). After a
 ///   `utf8_stream_feed` with `buf == NULL` and `len > 0`, the error is
 ///   `{ .offset = ` the start of the sequence then current `, .length = 0,
 ///   .kind = UTF8_ERROR_INVALID_BYTE }`.
 /// - Does not change the stream: calling it again gives the same answer, and
-///   feeding more pieces and finishing again gives the answer for the longer input.
+///   feeding more chunks and finishing again gives the answer for the longer input.
 ///   Call `utf8_stream_init` to start a new input.
 /// - `err == NULL`: only the verdict is returned.
 /// - `s == NULL` returns false and, if `err` is given, stores

@@ -8,11 +8,11 @@
  * - utf8_validate, utf8_first_error, and utf8_check (offset, maximal-subpart length
  *   as Unicode section 3.9 defines it, and error kind; also with err == NULL);
  * - utf8_validate_chunk with the input cut at a point taken from the input, the
- *   state after the first piece against the state the draft's table gives for that
+ *   state after the first chunk against the state the draft's table gives for that
  *   prefix, the final state against the one-shot verdict;
  * - utf8_next_state stepped over every byte, against the same table;
  * - utf8_validate_cstr and utf8_first_error_cstr on a NUL-terminated copy;
- * - utf8_stream_feed on the same two pieces, utf8_stream_finish after each against
+ * - utf8_stream_feed on the same two chunks, utf8_stream_finish after each against
  *   the oracle for the bytes fed so far;
  * - utf8_replace and utf8_escape against renderings built from the oracle (one
  *   U+FFFD per maximal subpart; `\\`, `\x00` and `\xHH` escapes), into an
@@ -167,7 +167,7 @@ static void check_cstr(const char *str, const oracle_result *want) {
             utf8_first_error_cstr(str), want->offset);
 }
 
-/* utf8_stream fed buf[0..cut) then buf[cut..n): after each piece, finish must give
+/* utf8_stream fed buf[0..cut) then buf[cut..n): after each chunk, finish must give
  * the oracle's answer for the bytes fed so far. */
 static void check_stream(const char *buf, size_t n, size_t cut, const oracle_result *want) {
     const unsigned char *u = (const unsigned char *)buf;
@@ -181,12 +181,12 @@ static void check_stream(const char *buf, size_t n, size_t cut, const oracle_res
     for (int i = 0; i < 2; i++) {
         const oracle_result *w = expect[i];
         bool fed = utf8_stream_feed(&s, buf + from, ends[i] - from);
-        REQUIRE(fed == (w->state != UTF8_STATE_ERROR), "piece %d, cut %zu of %zu", i, cut, n);
+        REQUIRE(fed == (w->state != UTF8_STATE_ERROR), "chunk %d, cut %zu of %zu", i, cut, n);
         utf8_error err;
-        REQUIRE(utf8_stream_finish(&s, &err) == w->valid, "piece %d, cut %zu of %zu", i, cut, n);
-        REQUIRE(err.offset == w->offset, "piece %d: got %zu, want %zu", i, err.offset, w->offset);
-        REQUIRE(err.length == w->length, "piece %d: got %zu, want %zu", i, err.length, w->length);
-        REQUIRE(err.kind == w->kind, "piece %d: got %d, want %d", i, (int)err.kind, (int)w->kind);
+        REQUIRE(utf8_stream_finish(&s, &err) == w->valid, "chunk %d, cut %zu of %zu", i, cut, n);
+        REQUIRE(err.offset == w->offset, "chunk %d: got %zu, want %zu", i, err.offset, w->offset);
+        REQUIRE(err.length == w->length, "chunk %d: got %zu, want %zu", i, err.length, w->length);
+        REQUIRE(err.kind == w->kind, "chunk %d: got %d, want %d", i, (int)err.kind, (int)w->kind);
         from = ends[i];
     }
 }

@@ -1,5 +1,5 @@
 /*
- * A program for the tests of utf8-check on input larger than any piece it reads at
+ * A program for the tests of utf8-check on input larger than any chunk it reads at
  * once (tests/gdb.rs, .ci/lldb_tests.py): it places the buffers a test describes in
  * a file where the test says, relative to page boundaries, and stops in checkpoint()
  * for the debugger. The bytes come from the test, which also holds the oracle.

@@ -1,14 +1,14 @@
-//! Data in pieces through the C ABI, on every back end: `utf8_validate_chunk` and
+//! Data in chunks through the C ABI, on every back end: `utf8_validate_chunk` and
 //! `utf8_stream_init` / `utf8_stream_feed` / `utf8_stream_finish`, called through the
 //! built `libutf8validate.so` (loaded with `dlopen`, `support::c_api`) exactly as a
-//! C program calls them, each piece copied into a buffer of its own (at a varying
+//! C program calls them, each chunk copied into a buffer of its own (at a varying
 //! address, between bytes that would change the answer if they were read).
 //!
-//! The back ends change route by piece length (1-2 bytes inline, up to 64 in one
+//! The back ends change route by chunk length (1-2 bytes inline, up to 64 in one
 //! block, with narrower vectors below 32 and 16, up to 256 as a few blocks, longer
 //! ones in the tiered loop, with 64-byte aligned blocks from 1024), by content
 //! (ASCII shortcuts; tiers for text of at most 2-byte and at most 3-byte
-//! sequences) and by address, and the state carried into a piece enters each
+//! sequences) and by address, and the state carried into a chunk enters each
 //! route. So:
 //!
 //! - [`every_split_of_every_length_to_300`] (ignored, exhaustive: run it in
@@ -20,44 +20,44 @@
 //!   mostly ASCII, without ASCII, or only ASCII (the inserted sequence is then the
 //!   only non-ASCII). Each input is cut in two at every point when the sequence
 //!   lies in its first or last 4 bytes, otherwise at every point within 4 bytes of
-//!   the sequence (the sequence in the first or last 1-4 bytes of a piece, or
+//!   the sequence (the sequence in the first or last 1-4 bytes of a chunk, or
 //!   straddling the cut); inputs up to 24 bytes also at every pair of points;
-//!   some into fixed-size pieces (1-65 bytes); each is fed whole as one piece, and
+//!   some into fixed-size chunks (1-65 bytes); each is fed whole as one chunk, and
 //!   given whole to `utf8_validate_chunk` from every state (START..G, ERROR, and
 //!   two values that name none). [`every_split_at_route_edges`] (quick, run by
 //!   plain `cargo test`) is the same for lengths around the route edges, with the
-//!   positions near the ends of the input or giving pieces near a route edge.
-//! - [`block_edges_of_long_pieces_every_block`] (ignored) and
-//!   [`block_edges_of_long_pieces`] (quick): a head piece that leaves each state
+//!   positions near the ends of the input or giving chunks near a route edge.
+//! - [`block_edges_of_long_chunks_every_block`] (ignored) and
+//!   [`block_edges_of_long_chunks`] (quick): a head chunk that leaves each state
 //!   (empty, the first 1-3 bytes of a character of each lead-byte class, or a stray
-//!   byte), then a long piece (1024-2048 bytes) at chosen addresses (mod 64), with
+//!   byte), then a long chunk (1024-2048 bytes) at chosen addresses (mod 64), with
 //!   an ill-formed or cut-short sequence within 4 bytes of each of its block
 //!   edges, counted from its start and at the 64-byte aligned addresses, of its
 //!   overlapping last block and of its ends.
-//! - [`random_pieces_of_large_inputs_many_seeds`] (ignored) and
-//!   [`random_pieces_of_large_inputs`] (quick): inputs of 100-500 KB (runs of ASCII,
-//!   of 2-byte, 3-byte and 4-byte text; a third only ASCII) cut into pieces of
+//! - [`random_chunks_of_large_inputs_many_seeds`] (ignored) and
+//!   [`random_chunks_of_large_inputs`] (quick): inputs of 100-500 KB (runs of ASCII,
+//!   of 2-byte, 3-byte and 4-byte text; a third only ASCII) cut into chunks of
 //!   random sizes 0..=2000 (and sizes at the route edges; a third of the cuts moved
 //!   inside a character), each at a random address (64-byte aligned one time in
-//!   four), with ill-formed sequences at random places, at piece edges, at block
-//!   edges inside long pieces, at the end, or none; seeded and reproducible (the
+//!   four), with ill-formed sequences at random places, at chunk edges, at block
+//!   edges inside long chunks, at the end, or none; seeded and reproducible (the
 //!   seed is in every failure message).
 //!
 //! Each failure message names the back end, the input (in hex, or its seed), the
-//! cuts, the piece, the carried state, and what was expected and got: a
+//! cuts, the chunk, the carried state, and what was expected and got: a
 //! reproduction.
 //!
 //! Expected answers come from an independent model, never from the library:
 //! `std::str::from_utf8` (through the shared oracle) for where the first error is
 //! and whether it is certain yet, and the header's definitions of the states
 //! (A: one continuation byte expected, B: two, C: after E0, ...) for a prefix that
-//! ends inside a character ([`open_state`]). After every piece, the chunk state must
+//! ends inside a character ([`open_state`]). After every chunk, the chunk state must
 //! be that state (START on a character boundary, ERROR once an error is certain),
 //! `utf8_stream_feed` must return false exactly once the error is certain, and
 //! `utf8_stream_finish` must give std's offset, the maximal-subpart length (the
 //! bytes to the end for a truncation) and the draft's kind for the bytes so far.
 //! A coverage table checks that every carried state (and, given directly, every
-//! state value) met pieces of every length class the test is meant to reach.
+//! state value) met chunks of every length class the test is meant to reach.
 //!
 //! Every test runs this test binary again once per back end this CPU supports
 //! (`utf8validate_core::backends::available()`), with `UTF8VALIDATE_BACKEND` set.
@@ -70,7 +70,7 @@
 //! proves it selects the back end, in the same dispatch code.
 //!
 //! Release run (the exhaustive tests): `cargo test --profile test-release -p
-//! utf8validate-c-tests --test pieces -- --include-ignored`.
+//! utf8validate-c-tests --test chunks -- --include-ignored`.
 #![cfg(target_os = "linux")]
 
 use utf8validate_c_tests as support;
@@ -143,7 +143,7 @@ fn state_after(bytes: &[u8]) -> u32 {
     }
 }
 
-/// What a piece must leave, for every prefix of one input, answered in O(1) each
+/// What a chunk must leave, for every prefix of one input, answered in O(1) each
 /// (inputs of hundreds of KB are cut hundreds of times).
 struct Expect<'a> {
     bytes: &'a [u8],
@@ -420,7 +420,7 @@ fn push_exact(out: &mut Vec<u8>, src: &[u8], n: usize, salt: usize) {
 }
 
 /// The kinds of base text: mixed (ASCII and characters of every length); mostly
-/// ASCII (a character of 2-4 bytes now and then, so pieces are often all ASCII);
+/// ASCII (a character of 2-4 bytes now and then, so chunks are often all ASCII);
 /// no ASCII at all; only ASCII (protocol text: the inserted sequence is then the
 /// only non-ASCII, which every route's ASCII shortcut must notice).
 const STYLES: usize = 4;
@@ -512,7 +512,7 @@ impl Texts {
 // Running the C functions.
 // ---------------------------------------------------------------------------------
 
-/// Classes of piece length, by the routes of the back ends: empty, 1 and 2 bytes
+/// Classes of chunk length, by the routes of the back ends: empty, 1 and 2 bytes
 /// (inline), 3-15, 16-31, 32-63 and 64 bytes (one block, narrower vectors below
 /// 16 and 32), 65-128 and 129-256 (a few blocks), 257-1023 (the tiered loop) and
 /// 1024 or more (64-byte aligned blocks).
@@ -538,14 +538,14 @@ fn bucket(len: usize) -> usize {
         .unwrap()
 }
 
-/// Bytes around a piece, never read by a correct library: a lead byte before it
+/// Bytes around a chunk, never read by a correct library: a lead byte before it
 /// (as if a sequence were open) and continuation bytes after it (which would
 /// finish one).
 const BEFORE: u8 = 0xE1;
 const AFTER: u8 = 0x80;
 const PAD: usize = 64;
 
-/// One back end's run: the C functions, a buffer for each piece, counts, the
+/// One back end's run: the C functions, a buffer for each chunk, counts, the
 /// coverage table and the failures.
 struct Run {
     f: &'static Functions,
@@ -555,7 +555,7 @@ struct Run {
     inputs: u64,
     splits: u64,
     calls: u64,
-    /// `seen[state][bucket]`: a piece of that length class was fed in that state
+    /// `seen[state][bucket]`: a chunk of that length class was fed in that state
     /// (to both functions).
     seen: [[bool; BUCKETS.len()]; 9],
     /// The same for `utf8_validate_chunk` given each state directly.
@@ -563,7 +563,7 @@ struct Run {
     failures: Vec<String>,
     failed: u64,
     canon: Vec<u8>,
-    /// The addresses (mod 64) for the next pieces [`place`](Run::place)s, in order;
+    /// The addresses (mod 64) for the next chunks [`place`](Run::place)s, in order;
     /// when it is empty, a moving one.
     aligns: std::collections::VecDeque<usize>,
 }
@@ -587,13 +587,13 @@ impl Run {
         }
     }
 
-    /// A copy of `piece` in a buffer of its own, between [`BEFORE`] and [`AFTER`]
+    /// A copy of `chunk` in a buffer of its own, between [`BEFORE`] and [`AFTER`]
     /// bytes, at the address (mod 64) that `aligns` gives next, else at one that
     /// moves by 29 bytes from call to call.
-    fn place(&mut self, piece: &[u8]) -> *const c_char {
+    fn place(&mut self, chunk: &[u8]) -> *const c_char {
         self.salt = self.salt.wrapping_add(1);
-        if self.scratch.len() < 2 * PAD + 64 + piece.len() {
-            self.scratch.resize(2 * PAD + 64 + piece.len(), 0);
+        if self.scratch.len() < 2 * PAD + 64 + chunk.len() {
+            self.scratch.resize(2 * PAD + 64 + chunk.len(), 0);
         }
         let align = self
             .aligns
@@ -601,9 +601,9 @@ impl Run {
             .unwrap_or(self.salt.wrapping_mul(29) % 64);
         let base = self.scratch.as_ptr() as usize + PAD;
         let at = PAD + (align + 64 - base % 64) % 64;
-        let end = at + piece.len();
+        let end = at + chunk.len();
         self.scratch[at - 8..at].fill(BEFORE);
-        self.scratch[at..end].copy_from_slice(piece);
+        self.scratch[at..end].copy_from_slice(chunk);
         self.scratch[end..end + 8].fill(AFTER);
         debug_assert_eq!(self.scratch[at..].as_ptr() as usize % 64, align);
         self.scratch[at..].as_ptr().cast()
@@ -616,8 +616,8 @@ impl Run {
         }
     }
 
-    /// Cuts `exp.bytes` at `cuts` (ascending) and feeds the pieces to a chunk chain
-    /// from START and to a fresh stream, checking both after every piece.
+    /// Cuts `exp.bytes` at `cuts` (ascending) and feeds the chunks to a chunk chain
+    /// from START and to a fresh stream, checking both after every chunk.
     fn cuts(&mut self, exp: &Expect, cuts: &[usize], what: &dyn Fn() -> String) {
         let f = self.f;
         let bytes = exp.bytes;
@@ -629,16 +629,16 @@ impl Run {
         let mut start = 0;
         for i in 0..=cuts.len() {
             let end = cuts.get(i).copied().unwrap_or(len);
-            let piece = &bytes[start..end];
-            // The model's state before this piece: the library's, checked after the
-            // piece before.
-            self.seen[state as usize][bucket(piece.len())] = true;
-            let ptr = self.place(piece);
-            // SAFETY: `ptr` points to `piece.len()` bytes in `self.scratch`; the
+            let chunk = &bytes[start..end];
+            // The model's state before this chunk: the library's, checked after the
+            // chunk before.
+            self.seen[state as usize][bucket(chunk.len())] = true;
+            let ptr = self.place(chunk);
+            // SAFETY: `ptr` points to `chunk.len()` bytes in `self.scratch`; the
             // stream was initialised.
             let (got, fed, finished, err) = unsafe {
-                let got = (f.utf8_validate_chunk)(state, ptr, piece.len());
-                let fed = (f.utf8_stream_feed)(stream.as_mut_ptr(), ptr, piece.len());
+                let got = (f.utf8_validate_chunk)(state, ptr, chunk.len());
+                let fed = (f.utf8_stream_feed)(stream.as_mut_ptr(), ptr, chunk.len());
                 let mut err = Utf8Error {
                     offset: 77777,
                     length: 77,
@@ -661,7 +661,7 @@ impl Run {
             let mut wrong = Vec::new();
             if got != want {
                 wrong.push(format!(
-                    "utf8_validate_chunk({}, piece) = {}, expected {}",
+                    "utf8_validate_chunk({}, chunk) = {}, expected {}",
                     state_name(state),
                     state_name(got),
                     state_name(want)
@@ -682,7 +682,7 @@ impl Run {
             }
             if !wrong.is_empty() {
                 let message = format!(
-                    "[{}] {}: after piece {i} (bytes {start}..{end} of {len}, {} pieces, cuts {}): {}\n  piece: {}\n  input: {}",
+                    "[{}] {}: after chunk {i} (bytes {start}..{end} of {len}, {} chunks, cuts {}): {}\n  chunk: {}\n  input: {}",
                     self.backend,
                     what(),
                     cuts.len() + 1,
@@ -717,26 +717,26 @@ impl Run {
         }
     }
 
-    /// Cut into pieces of `width` bytes (the last one shorter).
+    /// Cut into chunks of `width` bytes (the last one shorter).
     fn fixed_width(&mut self, exp: &Expect, width: usize, what: &dyn Fn() -> String) {
         let cuts: Vec<usize> = (1..)
             .map(|i| i * width)
             .take_while(|&c| c < exp.bytes.len())
             .collect();
-        self.cuts(exp, &cuts, &|| format!("{}, {width}-byte pieces", what()));
+        self.cuts(exp, &cuts, &|| format!("{}, {width}-byte chunks", what()));
     }
 
-    /// `utf8_validate_chunk(state, piece)` for every state (and two values that
+    /// `utf8_validate_chunk(state, chunk)` for every state (and two values that
     /// name none), against the model for the state's lead byte followed by the
-    /// piece.
-    fn every_state(&mut self, piece: &[u8], what: &dyn Fn() -> String) {
-        self.states(piece, (START..=ERROR).chain([9, u32::MAX]), what);
+    /// chunk.
+    fn every_state(&mut self, chunk: &[u8], what: &dyn Fn() -> String) {
+        self.states(chunk, (START..=ERROR).chain([9, u32::MAX]), what);
     }
 
-    /// `utf8_validate_chunk(state, piece)` for each of `states`.
+    /// `utf8_validate_chunk(state, chunk)` for each of `states`.
     fn states(
         &mut self,
-        piece: &[u8],
+        chunk: &[u8],
         states: impl Iterator<Item = u32>,
         what: &dyn Fn() -> String,
     ) {
@@ -746,24 +746,24 @@ impl Run {
             } else {
                 self.canon.clear();
                 self.canon.extend_from_slice(reach(state));
-                self.canon.extend_from_slice(piece);
+                self.canon.extend_from_slice(chunk);
                 state_after(&self.canon)
             };
-            let ptr = self.place(piece);
-            // SAFETY: `ptr` points to `piece.len()` bytes in `self.scratch`.
-            let got = unsafe { (self.f.utf8_validate_chunk)(state, ptr, piece.len()) };
+            let ptr = self.place(chunk);
+            // SAFETY: `ptr` points to `chunk.len()` bytes in `self.scratch`.
+            let got = unsafe { (self.f.utf8_validate_chunk)(state, ptr, chunk.len()) };
             self.calls += 1;
-            self.seen_direct[(state as usize).min(9)][bucket(piece.len())] = true;
+            self.seen_direct[(state as usize).min(9)][bucket(chunk.len())] = true;
             if got != want {
                 let message = format!(
-                    "[{}] {}: utf8_validate_chunk({}, piece of {} bytes) = {}, expected {}\n  piece: {}",
+                    "[{}] {}: utf8_validate_chunk({}, chunk of {} bytes) = {}, expected {}\n  chunk: {}",
                     self.backend,
                     what(),
                     state_name(state),
-                    piece.len(),
+                    chunk.len(),
                     state_name(got),
                     state_name(want),
-                    if piece.len() <= 400 { hex(piece) } else { hex_window(piece, 0, piece.len()) },
+                    if chunk.len() <= 400 { hex(chunk) } else { hex_window(chunk, 0, chunk.len()) },
                 );
                 self.fail(message);
             }
@@ -771,7 +771,7 @@ impl Run {
     }
 
     /// Fails the test with the first failures, if any; then checks that every
-    /// carried state met pieces of every length class in `buckets`.
+    /// carried state met chunks of every length class in `buckets`.
     fn finish(&self, buckets: Range<usize>) {
         assert!(
             self.failures.is_empty(),
@@ -798,7 +798,7 @@ impl Run {
         }
         assert!(
             missing.is_empty(),
-            "coverage: no piece of these lengths was fed in these states: {missing:?}"
+            "coverage: no chunk of these lengths was fed in these states: {missing:?}"
         );
     }
 }
@@ -812,7 +812,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// `bytes[start..end]` in hex, with the 8 bytes before and after it in brackets;
-/// long pieces shown by their first and last 48 bytes.
+/// long chunks shown by their first and last 48 bytes.
 fn hex_window(bytes: &[u8], start: usize, end: usize) -> String {
     let before = &bytes[start.saturating_sub(8)..start];
     let after = &bytes[end..(end + 8).min(bytes.len())];
@@ -854,11 +854,11 @@ struct Plan {
     edge: usize,
 }
 
-/// Piece lengths where a route changes.
+/// Chunk lengths where a route changes.
 const ROUTE_EDGES: &[usize] = &[3, 16, 32, 64, 128, 256];
 
 /// Whether a sequence of `k` bytes at `at` in `len` bytes, with the splits within 4
-/// bytes of it, gives a first or second piece within 1 byte of a route edge.
+/// bytes of it, gives a first or second chunk within 1 byte of a route edge.
 fn near_route_edge(len: usize, k: usize, at: usize) -> bool {
     ROUTE_EDGES.iter().any(|&e| {
         let first = (at.saturating_sub(4), at + k + 4);
@@ -869,7 +869,7 @@ fn near_route_edge(len: usize, k: usize, at: usize) -> bool {
     })
 }
 
-/// Piece widths for the fixed-width splits: the inline lengths, the narrow
+/// Chunk widths for the fixed-width splits: the inline lengths, the narrow
 /// vectors' edges, one block and around it.
 const WIDTHS: &[usize] = &[1, 2, 3, 4, 5, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65];
 
@@ -914,9 +914,9 @@ fn short_inputs(run: &mut Run, plan: &Plan) {
                 };
                 run.inputs += 1;
                 run.every_state(&input, &what);
-                // The whole input as one piece (the splits at 0 and at the end
-                // also give it, after or before an empty piece).
-                run.cuts(&exp, &[], &|| format!("{}, one piece", what()));
+                // The whole input as one chunk (the splits at 0 and at the end
+                // also give it, after or before an empty chunk).
+                run.cuts(&exp, &[], &|| format!("{}, one chunk", what()));
                 if near_an_end {
                     run.each_split(&exp, 0..len + 1, &what);
                 } else {
@@ -936,10 +936,10 @@ fn short_inputs(run: &mut Run, plan: &Plan) {
 }
 
 // ---------------------------------------------------------------------------------
-// Part 2: random pieces of large inputs.
+// Part 2: random chunks of large inputs.
 // ---------------------------------------------------------------------------------
 
-/// Piece sizes at the routes' edges, drawn now and then among the random ones.
+/// Chunk sizes at the routes' edges, drawn now and then among the random ones.
 const ROUTE_SIZES: &[usize] = &[
     0, 1, 2, 3, 4, 15, 16, 17, 31, 32, 33, 63, 64, 65, 66, 67, 127, 128, 129, 191, 192, 193, 255,
     256, 257, 258, 259, 320, 1023, 1024, 1025, 1026, 1088, 1089,
@@ -1003,7 +1003,7 @@ fn big_text(rng: &mut Rng, len: usize, only_ascii: bool) -> Vec<u8> {
     out
 }
 
-/// Cut points for pieces of random sizes 0..=2000 (and, one time in eight, a size at
+/// Cut points for chunks of random sizes 0..=2000 (and, one time in eight, a size at
 /// a route edge; one in eight, 0-3 bytes); one cut in three is moved just inside a
 /// character that starts within the next 8 bytes.
 fn random_cuts(rng: &mut Rng, bytes: &[u8]) -> Vec<usize> {
@@ -1031,7 +1031,7 @@ fn random_cuts(rng: &mut Rng, bytes: &[u8]) -> Vec<usize> {
 }
 
 /// Puts a valid character of a random lead-byte class ([`STRADDLE`]) across one cut
-/// in three, so that pieces start in each of the states A-G.
+/// in three, so that chunks start in each of the states A-G.
 fn straddle_cuts(rng: &mut Rng, bytes: &mut [u8], cuts: &[usize]) {
     for &c in cuts {
         if rng.below(3) == 0 {
@@ -1063,18 +1063,18 @@ fn put(bytes: &mut [u8], at: usize, seq: &[u8]) {
     bytes[end..b1].fill(b'y');
 }
 
-/// The address (mod 64) of each piece: 64-byte aligned one time in four, else
+/// The address (mod 64) of each chunk: 64-byte aligned one time in four, else
 /// random.
-fn random_aligns(rng: &mut Rng, pieces: usize) -> Vec<usize> {
-    (0..pieces)
+fn random_aligns(rng: &mut Rng, chunks: usize) -> Vec<usize> {
+    (0..chunks)
         .map(|_| if rng.below(4) == 0 { 0 } else { rng.below(64) })
         .collect()
 }
 
-/// Near a block edge inside a long piece: where a piece's blocks start, counted
-/// from the piece's start or (from 1024 bytes, where the blocks after the first are
-/// 64-byte aligned) at the aligned addresses, given each piece's address (mod 64)
-/// in `aligns`. `None` when no piece is longer than 256 bytes.
+/// Near a block edge inside a long chunk: where a chunk's blocks start, counted
+/// from the chunk's start or (from 1024 bytes, where the blocks after the first are
+/// 64-byte aligned) at the aligned addresses, given each chunk's address (mod 64)
+/// in `aligns`. `None` when no chunk is longer than 256 bytes.
 fn at_block_edge(
     rng: &mut Rng,
     len: usize,
@@ -1101,10 +1101,10 @@ fn at_block_edge(
 }
 
 /// Places the errors of case `seed` (by `seed % 7`: none; one at a random place;
-/// one at a piece edge, in the last 1-4 bytes of a piece, its first 1-4 or
+/// one at a chunk edge, in the last 1-4 bytes of a chunk, its first 1-4 or
 /// straddling the cut; one at the end, often a truncation; several, at edges and
 /// random places; one in the first or last bytes of the input; one at a block edge
-/// inside a long piece) and says where.
+/// inside a long chunk) and says where.
 fn place_errors(
     rng: &mut Rng,
     bytes: &mut [u8],
@@ -1175,18 +1175,18 @@ fn large_inputs(run: &mut Run, seeds: Range<u64>, sizes: Range<usize>) {
         run.inputs += 1;
         run.aligns.extend(&aligns);
         run.cuts(&exp, &cuts, &|| {
-            format!("{}, piece addresses {}", what(), show_cuts(&aligns))
+            format!("{}, chunk addresses {}", what(), show_cuts(&aligns))
         });
         run.aligns.clear();
-        run.cuts(&exp, &[], &|| format!("{}, one piece", what()));
-        // Every carried state into some of its pieces, and into pieces at edges
+        run.cuts(&exp, &[], &|| format!("{}, one chunk", what()));
+        // Every carried state into some of its chunks, and into chunks at edges
         // of the routes.
         for _ in 0..8 {
             let i = rng.below(cuts.len() + 1);
             let start = if i == 0 { 0 } else { cuts[i - 1] };
             let end = cuts.get(i).copied().unwrap_or(len);
             run.every_state(&bytes[start..end], &|| {
-                format!("{}, piece {i} ({start}..{end})", what())
+                format!("{}, chunk {i} ({start}..{end})", what())
             });
         }
         for _ in 0..4 {
@@ -1200,12 +1200,12 @@ fn large_inputs(run: &mut Run, seeds: Range<u64>, sizes: Range<usize>) {
 }
 
 // ---------------------------------------------------------------------------------
-// Part 3: block edges inside long pieces.
+// Part 3: block edges inside long chunks.
 // ---------------------------------------------------------------------------------
 
-/// Which long pieces [`long_pieces`] tries.
+/// Which long chunks [`long_chunks`] tries.
 struct LongPlan {
-    /// Lengths of the long piece.
+    /// Lengths of the long chunk.
     lengths: &'static [usize],
     /// Its addresses (mod 64).
     aligns: &'static [usize],
@@ -1214,9 +1214,9 @@ struct LongPlan {
     blocks: &'static [usize],
 }
 
-/// Where a sequence of `k` bytes goes in a piece of `len` bytes at address `align`
-/// (mod 64): within 4 bytes of each block edge, counted from the piece's start
-/// and at the 64-byte aligned addresses (the blocks after the first, in pieces of
+/// Where a sequence of `k` bytes goes in a chunk of `len` bytes at address `align`
+/// (mod 64): within 4 bytes of each block edge, counted from the chunk's start
+/// and at the 64-byte aligned addresses (the blocks after the first, in chunks of
 /// 1024 bytes or more), of the last block (which overlaps the one before), and of
 /// both ends.
 fn block_edge_positions(len: usize, align: usize, k: usize, blocks: &[usize]) -> Vec<usize> {
@@ -1237,11 +1237,11 @@ fn block_edge_positions(len: usize, align: usize, k: usize, blocks: &[usize]) ->
     at
 }
 
-/// A head piece, then a long piece at a chosen address with a sequence at each
+/// A head chunk, then a long chunk at a chosen address with a sequence at each
 /// block edge. The head is empty (START), or the first 1-3 bytes of a character of
-/// each lead-byte class ([`STRADDLE`]), which the long piece finishes (states A-G),
+/// each lead-byte class ([`STRADDLE`]), which the long chunk finishes (states A-G),
 /// or a stray continuation byte (ERROR), in turn.
-fn long_pieces(run: &mut Run, plan: &LongPlan) {
+fn long_chunks(run: &mut Run, plan: &LongPlan) {
     let texts = Texts::new();
     for &len in plan.lengths {
         for &align in plan.aligns {
@@ -1275,7 +1275,7 @@ fn long_pieces(run: &mut Run, plan: &LongPlan) {
                     let what = || {
                         format!(
                             "{} bytes of {} text with {} at {} and {} at 0, cut at {head}, \
-                             the long piece at address {align} (mod 64)",
+                             the long chunk at address {align} (mod 64)",
                             head + len,
                             STYLE_NAMES[style],
                             hex(seq),
@@ -1287,7 +1287,7 @@ fn long_pieces(run: &mut Run, plan: &LongPlan) {
                     run.aligns.extend([(align + 64 - head % 64) % 64, align]);
                     run.cuts(&exp, &[head], &what);
                     run.aligns.clear();
-                    // The long piece alone, from one state in turn (and a value
+                    // The long chunk alone, from one state in turn (and a value
                     // that names none).
                     let state = match (i + si) % 10 {
                         9 => 9,
@@ -1308,9 +1308,9 @@ fn long_pieces(run: &mut Run, plan: &LongPlan) {
 
 const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
 /// Set by the parent in each child: the back end the child must find in use.
-const CHILD_VAR: &str = "UTF8VALIDATE_PIECES_CHILD";
+const CHILD_VAR: &str = "UTF8VALIDATE_CHUNKS_CHILD";
 /// The line each child prints last, which the parent requires.
-const MARKER: &str = "pieces child done:";
+const MARKER: &str = "chunks child done:";
 
 /// The back ends this CPU supports, best first.
 fn back_ends() -> Vec<&'static str> {
@@ -1390,10 +1390,10 @@ fn prove_back_end(name: &str) -> String {
         before, "undetected",
         "the .so's dispatch pointer before its first call"
     );
-    // A piece that no inline answer covers: it goes through the dispatch.
-    let piece = "é€😀 and more text".as_bytes();
+    // A chunk that no inline answer covers: it goes through the dispatch.
+    let chunk = "é€😀 and more text".as_bytes();
     // SAFETY: a live slice.
-    let state = unsafe { (f.utf8_validate_chunk)(START, piece.as_ptr().cast(), piece.len()) };
+    let state = unsafe { (f.utf8_validate_chunk)(START, chunk.as_ptr().cast(), chunk.len()) };
     assert_eq!(state, START);
     let after = dispatch_name(f).expect("readelf ran once already");
     assert_eq!(
@@ -1481,7 +1481,7 @@ fn dispatch_name(f: &Functions) -> Option<String> {
 // The tests.
 // ---------------------------------------------------------------------------------
 
-/// Lengths around each route's edges (whose every split gives pieces at the edges
+/// Lengths around each route's edges (whose every split gives chunks at the edges
 /// below them).
 const QUICK_LENGTHS: &[usize] = &[
     0, 1, 2, 3, 4, 5, 6, 16, 17, 33, 64, 65, 67, 130, 200, 256, 258, 300,
@@ -1523,8 +1523,8 @@ fn every_split_of_every_length_to_300() {
 }
 
 #[test]
-fn random_pieces_of_large_inputs() {
-    on_every_back_end("random_pieces_of_large_inputs", |run| {
+fn random_chunks_of_large_inputs() {
+    on_every_back_end("random_chunks_of_large_inputs", |run| {
         large_inputs(run, 0..36, 100_000..400_000);
         bucket(301)..BUCKETS.len()
     });
@@ -1532,15 +1532,15 @@ fn random_pieces_of_large_inputs() {
 
 #[test]
 #[ignore = "exhaustive: run in release (--profile test-release -- --include-ignored)"]
-fn random_pieces_of_large_inputs_many_seeds() {
-    on_every_back_end("random_pieces_of_large_inputs_many_seeds", |run| {
+fn random_chunks_of_large_inputs_many_seeds() {
+    on_every_back_end("random_chunks_of_large_inputs_many_seeds", |run| {
         large_inputs(run, 0..600, 100_000..500_000);
         bucket(301)..BUCKETS.len()
     });
 }
 
 /// Ill-formed sequences of each kind, and sequences cut short, for the long
-/// pieces.
+/// chunks.
 fn long_sequences() -> Vec<&'static [u8]> {
     let mut all: Vec<&'static [u8]> = Vec::new();
     all.extend_from_slice(ILL_FORMED);
@@ -1551,9 +1551,9 @@ fn long_sequences() -> Vec<&'static [u8]> {
 }
 
 #[test]
-fn block_edges_of_long_pieces() {
-    on_every_back_end("block_edges_of_long_pieces", |run| {
-        long_pieces(
+fn block_edges_of_long_chunks() {
+    on_every_back_end("block_edges_of_long_chunks", |run| {
+        long_chunks(
             run,
             &LongPlan {
                 lengths: &[1024, 1089],
@@ -1578,9 +1578,9 @@ fn block_edges_of_long_pieces() {
 
 #[test]
 #[ignore = "exhaustive: run in release (--profile test-release -- --include-ignored)"]
-fn block_edges_of_long_pieces_every_block() {
-    on_every_back_end("block_edges_of_long_pieces_every_block", |run| {
-        long_pieces(
+fn block_edges_of_long_chunks_every_block() {
+    on_every_back_end("block_edges_of_long_chunks_every_block", |run| {
+        long_chunks(
             run,
             &LongPlan {
                 lengths: &[1024, 1025, 1089, 2000, 2048],

@@ -14,7 +14,7 @@
 //! the same bytes as the C sources (repeated below), not from the library; the hex
 //! dump is also compared with `utf8check -v` on the same bytes.
 //!
-//! `c-tests/gdb/pages.c` holds buffers larger than any piece the command reads at
+//! `c-tests/gdb/pages.c` holds buffers larger than any chunk the command reads at
 //! once, placed at known offsets from page boundaries, which the test writes into a
 //! file: C strings of many pages with an ill-formed sequence of every kind at the
 //! ends of each page-sized read and across page boundaries, C strings around the
@@ -792,7 +792,7 @@ fn install_prefix_sourced_and_auto_loaded() {
     );
 }
 
-// --- Input larger than any piece utf8-check reads at once: c-tests/gdb/pages.c ------
+// --- Input larger than any chunk utf8-check reads at once: c-tests/gdb/pages.c ------
 //
 // The extension (debugger/utf8validate_debugger.py) reads a C string in blocks that
 // never cross a PAGE boundary, looking for its NUL in at most MAX_CSTRING bytes; an
@@ -1463,8 +1463,8 @@ fn assert_page_checks(
     assert_eq!(addresses.len(), buffers.len(), "{context}: addresses");
     // Each marker's output: up to the next marker.
     let mut sections = std::collections::HashMap::new();
-    for piece in out.split("@@").skip(1) {
-        if let Some((label, text)) = piece.split_once('\n') {
+    for chunk in out.split("@@").skip(1) {
+        if let Some((label, text)) = chunk.split_once('\n') {
             sections.insert(label.to_string(), text.to_string());
         }
     }

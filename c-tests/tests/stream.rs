@@ -3,7 +3,7 @@
 //! `std::str::from_utf8` offset (`valid_up_to`) and maximal-subpart length
 //! (`error_len`, or the bytes to the end when std reports a truncated sequence) and
 //! the kind the draft's tables give (`oracle::expected_check`); `feed` returns false
-//! exactly from the piece where the first error became certain; NULL arguments.
+//! exactly from the chunk where the first error became certain; NULL arguments.
 
 use utf8validate_c_tests as support;
 #[path = "../../utf8validate-core/tests/oracle/mod.rs"]
@@ -16,24 +16,24 @@ use oracle::{expected_check as expected, std_error, ILL_FORMED, SAMPLES, TRUNCAT
 use support::c_api::{utf8_stream_feed, utf8_stream_finish, utf8_stream_init};
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
-/// Feeds `pieces` to a C stream and finishes it: the error it reports, or `Ok`
+/// Feeds `chunks` to a C stream and finishes it: the error it reports, or `Ok`
 /// after checking the `{len, 0, NONE}` it stores for valid input.
-fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
-    let whole: Vec<u8> = pieces.concat();
+fn run(chunks: &[&[u8]]) -> Result<(), Utf8Error> {
+    let whole: Vec<u8> = chunks.concat();
     let mut s = std::mem::MaybeUninit::<Stream>::uninit();
     // SAFETY: init writes a whole `utf8_stream` into `s`.
     unsafe { utf8_stream_init(s.as_mut_ptr()) };
     let mut fed = 0;
-    for piece in pieces {
-        fed += piece.len();
-        // SAFETY: `s` is initialised; `piece` is a live slice.
-        let ok = unsafe { utf8_stream_feed(s.as_mut_ptr(), piece.as_ptr().cast(), piece.len()) };
+    for chunk in chunks {
+        fed += chunk.len();
+        // SAFETY: `s` is initialised; `chunk` is a live slice.
+        let ok = unsafe { utf8_stream_feed(s.as_mut_ptr(), chunk.as_ptr().cast(), chunk.len()) };
         // Once an error is certain from the bytes so far, feed must say so: an
         // error std reports with an `error_len` (not a truncation) in the prefix.
         let certain = matches!(std_error(&whole[..fed]), Some((_, Some(_))));
         assert_eq!(
             ok, !certain,
-            "feed result after {fed} bytes of {pieces:02x?}"
+            "feed result after {fed} bytes of {chunks:02x?}"
         );
     }
     let mut err = Utf8Error {
@@ -49,7 +49,7 @@ fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
             length: 0,
             kind: ErrorKind::None,
         };
-        assert_eq!(err, none, "finish's detail for valid input {pieces:02x?}");
+        assert_eq!(err, none, "finish's detail for valid input {chunks:02x?}");
         Ok(())
     } else {
         Err(err)
@@ -57,11 +57,11 @@ fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
 }
 
 /// The C stream over `bytes` whole, split at every point, at every pair of points
-/// (for short inputs) and in 1-byte pieces equals the oracle.
+/// (for short inputs) and in 1-byte chunks equals the oracle.
 fn assert_every_split(bytes: &[u8]) {
     let want = expected(bytes);
-    for (how, pieces) in splits(bytes) {
-        assert_eq!(run(&pieces), want, "{how}: {bytes:02x?}");
+    for (how, chunks) in splits(bytes) {
+        assert_eq!(run(&chunks), want, "{how}: {bytes:02x?}");
     }
 }
 
@@ -117,7 +117,7 @@ fn null_pointers() {
         assert_eq!(err, none);
         assert!(!utf8_stream_finish(ptr::null(), ptr::null_mut()));
 
-        // NULL with length 0 is the empty piece.
+        // NULL with length 0 is the empty chunk.
         let mut s = Stream::new();
         assert!(utf8_stream_feed(&mut s, b"ab\xC3".as_ptr().cast(), 3));
         assert!(utf8_stream_feed(&mut s, ptr::null(), 0));
@@ -133,7 +133,7 @@ fn null_pointers() {
             }
         );
 
-        // NULL with a length: an unreadable piece fails the stream at the start of
+        // NULL with a length: an unreadable chunk fails the stream at the start of
         // the current sequence, with length 0.
         let mut s = Stream::new();
         assert!(utf8_stream_feed(&mut s, b"ab\xE2\x82".as_ptr().cast(), 4));

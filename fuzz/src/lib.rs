@@ -148,8 +148,8 @@ pub fn split_input(input: &[u8]) -> (Vec<usize>, &[u8]) {
     (cuts, data)
 }
 
-/// Feeds `data` in pieces cut at `cuts` through `step` (starting from START) and
-/// checks the state after every piece against [`expected_state`] of the prefix
+/// Feeds `data` in chunks cut at `cuts` through `step` (starting from START) and
+/// checks the state after every chunk against [`expected_state`] of the prefix
 /// read so far, then the final state against the one-shot verdict.
 pub fn check_chunked(
     name: &str,
@@ -187,19 +187,19 @@ fn expected_check(data: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
     }
 }
 
-/// Feeds `data` in pieces cut at `cuts` to a [`utf8validate_core::Stream`], checking
-/// after every piece the return of `feed`, `position` and `finish` (which must be the
+/// Feeds `data` in chunks cut at `cuts` to a [`utf8validate_core::Stream`], checking
+/// after every chunk the return of `feed`, `position` and `finish` (which must be the
 /// one-shot answer for the prefix read so far).
 pub fn check_stream(data: &[u8], cuts: &[usize]) {
-    check_stream_with("Stream::feed", data, cuts, |stream, piece| stream.feed(piece));
+    check_stream_with("Stream::feed", data, cuts, |stream, chunk| stream.feed(chunk));
     for backend in utf8validate_core::backends::available() {
-        check_stream_with(backend.name(), data, cuts, |stream, piece| {
-            backend.feed(stream, piece)
+        check_stream_with(backend.name(), data, cuts, |stream, chunk| {
+            backend.feed(stream, chunk)
         });
     }
 }
 
-/// [`check_stream`] with `feed` for each piece (the crate's `Stream::feed`, or one
+/// [`check_stream`] with `feed` for each chunk (the crate's `Stream::feed`, or one
 /// back end's).
 fn check_stream_with(
     name: &str,
@@ -210,13 +210,13 @@ fn check_stream_with(
     let mut rust = utf8validate_core::Stream::new();
     let mut from = 0;
     for &to in cuts.iter().chain(std::iter::once(&data.len())) {
-        let piece = &data[from..to];
+        let chunk = &data[from..to];
         let prefix = &data[..to];
         let want = expected_check(prefix);
         // An error (not a truncation) seen so far makes `feed` return false.
         let still_ok = expected_state(prefix) != State::Error;
         assert_eq!(
-            feed(&mut rust, piece),
+            feed(&mut rust, chunk),
             still_ok,
             "{name}: feed {from}..{to} (cuts {cuts:?})"
         );

@@ -1,5 +1,5 @@
 //! Scanning one input: its bytes in blocks, each fed to the library's [`Stream`],
-//! which checks data in pieces from the state the piece before left.
+//! which checks data in chunks from the state the chunk before left.
 //!
 //! A regular file (named, or standard input redirected from one) is mapped into
 //! memory a window at a time ([`Sizes::window`]), so its bytes are never copied and

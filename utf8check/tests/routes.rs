@@ -13,7 +13,7 @@
 //! counted here) and exit as it says. Its trace (`UTF8CHECK_TRACE=1`) must show
 //! the route the sizes give, so that no test passes on a route it did not take.
 //! The defaults are run too, on a file as large as they need. (Unix only: pipes are
-//! fed in pieces by watching what is left in them, and files are truncated while
+//! fed in chunks by watching what is left in them, and files are truncated while
 //! they are mapped, which Windows refuses.)
 #![cfg(unix)]
 
@@ -321,10 +321,10 @@ fn check_stdin(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();
-    let writer = feed.map(|(data, piece)| {
+    let writer = feed.map(|(data, chunk)| {
         let pipe = child.stdin.take().unwrap();
         let data = data.to_vec();
-        std::thread::spawn(move || write_in_pieces(pipe, &data, piece))
+        std::thread::spawn(move || write_in_chunks(pipe, &data, chunk))
     });
     let out = child.wait_with_output().unwrap();
     if let Some(w) = writer {
@@ -332,7 +332,7 @@ fn check_stdin(
     }
     let stderr = String::from_utf8_lossy(&out.stderr);
     let want = expected("(standard input)", bytes);
-    let how = format!("{route:?}, piece {:?}, {bytes:02X?}", feed.map(|f| f.1));
+    let how = format!("{route:?}, chunk {:?}, {bytes:02X?}", feed.map(|f| f.1));
     assert_eq!(
         out.status.code(),
         Some(if want.is_empty() { 0 } else { 1 }),
@@ -363,12 +363,12 @@ fn check_stdin(
         .collect()
 }
 
-/// Writes `data` to `pipe` `piece` bytes at a time, each once the reader has taken
-/// everything before it, so that every read returns at most one piece. Stops when
+/// Writes `data` to `pipe` `size` bytes at a time, each once the reader has taken
+/// everything before it, so that every read returns at most one chunk. Stops when
 /// the reader is gone (it stops at the first error).
-fn write_in_pieces(mut pipe: std::process::ChildStdin, data: &[u8], piece: usize) {
+fn write_in_chunks(mut pipe: std::process::ChildStdin, data: &[u8], size: usize) {
     use std::os::fd::AsRawFd;
-    for chunk in data.chunks(piece) {
+    for chunk in data.chunks(size) {
         if pipe.write_all(chunk).is_err() {
             return;
         }
@@ -394,11 +394,11 @@ fn write_in_pieces(mut pipe: std::process::ChildStdin, data: &[u8], piece: usize
 }
 
 /// Standard input from a pipe, read in blocks of 1 to 17 bytes (the block before
-/// an error keeps 8 bytes back for the hex dump) and written in pieces of 1, 7 and
+/// an error keeps 8 bytes back for the hex dump) and written in chunks of 1, 7 and
 /// 4096 bytes: each kind at every offset, the report the oracle's, and the reads
 /// as short as the sizes make them.
 fn pipe_with_short_reads(backend: &'static str) {
-    // (read size, piece written at a time)
+    // (read size, chunk written at a time)
     let cases = [
         (1, 4096),
         (7, 4096),
@@ -408,21 +408,21 @@ fn pipe_with_short_reads(backend: &'static str) {
         (256 * 1024, 7),
         (5, 7),
     ];
-    for (read, piece) in cases {
+    for (read, chunk) in cases {
         let route = Route::one_thread(64, read, backend);
         let inputs = inputs(37);
         for bytes in &inputs {
-            let reads = check_stdin(route, bytes, Stdio::piped(), Some((bytes, piece)));
+            let reads = check_stdin(route, bytes, Stdio::piped(), Some((bytes, chunk)));
             assert!(
-                reads.iter().all(|&n| n <= read.min(piece)),
-                "{read}/{piece}: {reads:?}"
+                reads.iter().all(|&n| n <= read.min(chunk)),
+                "{read}/{chunk}: {reads:?}"
             );
         }
         // The valid text was read to its end, in reads as long as the shorter of a
-        // block and a piece.
-        let reads = check_stdin(route, &inputs[0], Stdio::piped(), Some((&inputs[0], piece)));
-        assert_eq!(reads.iter().sum::<usize>(), 37, "{read}/{piece}");
-        assert_eq!(reads.iter().max(), Some(&read.min(piece)), "{read}/{piece}");
+        // block and a chunk.
+        let reads = check_stdin(route, &inputs[0], Stdio::piped(), Some((&inputs[0], chunk)));
+        assert_eq!(reads.iter().sum::<usize>(), 37, "{read}/{chunk}");
+        assert_eq!(reads.iter().max(), Some(&read.min(chunk)), "{read}/{chunk}");
     }
     // The empty input.
     check_stdin(

@@ -304,7 +304,7 @@ fn noisy_text(len: usize, seed: u64) -> Vec<u8> {
         x ^= x << 17;
         x
     };
-    let pieces: [&[u8]; 16] = [
+    let chunks: [&[u8]; 16] = [
         b"plain ",
         b"\n",
         "é".as_bytes(),
@@ -325,13 +325,13 @@ fn noisy_text(len: usize, seed: u64) -> Vec<u8> {
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {
         let r = next();
-        // Mostly valid pieces, an ill-formed one about every 20 pieces.
+        // Mostly valid chunks, an ill-formed one about every 20 chunks.
         let i = if r % 20 == 0 {
             6 + (r >> 8) as usize % 9
         } else {
             [0, 1, 2, 3, 4, 5, 15][(r >> 8) as usize % 7]
         };
-        out.extend_from_slice(pieces[i]);
+        out.extend_from_slice(chunks[i]);
     }
     out
 }

@@ -8,7 +8,7 @@ pub(crate) const SHORT: usize = 64;
 pub(crate) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the test that
-/// answers short ASCII input (a whole input, or a piece of data in pieces) before
+/// answers short ASCII input (a whole input, or a chunk of data) before
 /// any vector check. On x86 with overlapping loads ([`short_ascii_sse2`]), one
 /// or two branches whatever the length.
 #[inline(always)]
@@ -99,9 +99,9 @@ mod tests {
                 if let Some(at) = at {
                     bytes[at] = 0x80 | (at as u8);
                 }
-                let piece = &bytes[..len];
-                let expected = len <= SHORT && piece.is_ascii();
-                assert_eq!(short_ascii(piece), expected, "len {len}, at {at:?}");
+                let chunk = &bytes[..len];
+                let expected = len <= SHORT && chunk.is_ascii();
+                assert_eq!(short_ascii(chunk), expected, "len {len}, at {at:?}");
             }
         }
     }

@@ -1,12 +1,12 @@
-//! One piece of data in pieces: the state the draft's machine ends in after it,
-//! from the state the piece before left. The answers that need no vector check
-//! ([`quick_piece_state`]) come first, inline in the C entry point; every back end
-//! compiles the rest ([`checked_piece_state`]) around its own check of a piece,
+//! One chunk of data: the state the draft's machine ends in after it,
+//! from the state the chunk before left. The answers that need no vector check
+//! ([`quick_chunk_state`]) come first, inline in the C entry point; every back end
+//! compiles the rest ([`checked_chunk_state`]) around its own check of a chunk,
 //! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
 //! keeping it in a stream (`crate::Stream`), so that each reaches it in one jump
-//! and has nothing left to do after it ([`PieceEnd`]). The scalar back end's
-//! entries for a piece ([`scalar_validate_chunk`], [`scalar_stream_feed`]) are
-//! here too: the machine's check of a piece, then the same two ends.
+//! and has nothing left to do after it ([`ChunkEnd`]). The scalar back end's
+//! entries for a chunk ([`scalar_validate_chunk`], [`scalar_stream_feed`]) are
+//! here too: the machine's check of a chunk, then the same two ends.
 
 use crate::ascii::short_ascii;
 use crate::hint::cold_path;
@@ -14,36 +14,36 @@ use crate::scalar::scalar_check_open;
 use crate::sequence::open_state;
 use crate::state_machine::{self, State};
 
-/// Pieces at least this long are checked by the back end (in one check, from the
+/// Chunks at least this long are checked by the back end (in one check, from the
 /// carried state), and their final state read off their last three bytes; shorter
 /// ones (which may not even finish the carried sequence) go through the draft's
-/// machine, at most two steps. With 2, a piece could end before the carried
+/// machine, at most two steps. With 2, a chunk could end before the carried
 /// sequence does, and its last bytes would not tell its state: `tests/backends.rs`
 /// fails.
-pub(crate) const PIECE_FROM: usize = 3;
+pub(crate) const CHUNK_FROM: usize = 3;
 
 /// The machine's state after `state` followed by `bytes` when it needs no vector
-/// check, `None` when it does (then `state` is not ERROR and the piece has at
-/// least [`PIECE_FROM`] bytes). Inlined into the C entry point, before its jump to
-/// the back end (see [`checked_piece_state`]):
+/// check, `None` when it does (then `state` is not ERROR and the chunk has at
+/// least [`CHUNK_FROM`] bytes). Inlined into the C entry point, before its jump to
+/// the back end (see [`checked_chunk_state`]):
 ///
 /// - ERROR stays ERROR, without reading `bytes`;
-/// - a piece shorter than [`PIECE_FROM`] goes through the draft's machine;
-/// - a short all-ASCII piece is START after START, and ERROR after a carried
+/// - a chunk shorter than [`CHUNK_FROM`] goes through the draft's machine;
+/// - a short all-ASCII chunk is START after START, and ERROR after a carried
 ///   sequence, which ASCII cuts short.
 #[inline(always)]
-pub(crate) fn quick_piece_state(state: State, bytes: &[u8]) -> Option<State> {
+pub(crate) fn quick_chunk_state(state: State, bytes: &[u8]) -> Option<State> {
     if state == State::Error {
         return Some(State::Error);
     }
-    if bytes.len() < PIECE_FROM {
-        // Not rare in every stream, but for the layout: longer pieces then run
+    if bytes.len() < CHUNK_FROM {
+        // Not rare in every stream, but for the layout: longer chunks then run
         // without a taken branch.
         cold_path();
         return Some(state_machine::run(state, bytes));
     }
     if short_ascii(bytes) {
-        // No branch on the state, which data in pieces would mispredict whenever
+        // No branch on the state, which data in chunks would mispredict whenever
         // it changes.
         return Some(core::hint::select_unpredictable(
             state == State::Start,
@@ -54,30 +54,30 @@ pub(crate) fn quick_piece_state(state: State, bytes: &[u8]) -> Option<State> {
     None
 }
 
-/// The machine's state after a piece of at least [`PIECE_FROM`] bytes that
-/// [`quick_piece_state`] left to a back end: ERROR when the back end's check of it
+/// The machine's state after a chunk of at least [`CHUNK_FROM`] bytes that
+/// [`quick_chunk_state`] left to a back end: ERROR when the back end's check of it
 /// failed (`passed` false), else `last`, the state read off its last bytes
 /// ([`open_state`]), which the caller reads before the
-/// check: no table lookup of the machine stands between the state a piece answers
-/// and the next piece's check, so that consecutive pieces are checked in parallel.
+/// check: no table lookup of the machine stands between the state a chunk answers
+/// and the next chunk's check, so that consecutive chunks are checked in parallel.
 ///
 /// Inlined into each back end's entry points.
 #[inline(always)]
-pub(crate) fn checked_piece_state(last: State, passed: bool) -> State {
+pub(crate) fn checked_chunk_state(last: State, passed: bool) -> State {
     if !passed {
-        // A branch, not a select: the next piece's check starts from the state
-        // this answers, and must not wait for this piece's check.
+        // A branch, not a select: the next chunk's check starts from the state
+        // this answers, and must not wait for this chunk's check.
         cold_path();
         return State::Error;
     }
     last
 }
 
-/// What a back end's entry for a piece does with the state the piece ends in:
+/// What a back end's entry for a chunk does with the state the chunk ends in:
 /// `validate_chunk` returns it ([`ReturnState`]); a stream's entry keeps it with the
 /// count and the last bytes, or finds the exact error (`crate::Stream`). The check
 /// is compiled into each, so that neither calls anything after it.
-pub(crate) trait PieceEnd {
+pub(crate) trait ChunkEnd {
     /// What the entry returns.
     type Output;
 
@@ -85,26 +85,26 @@ pub(crate) trait PieceEnd {
     /// they hold an ill-formed sequence).
     fn end(self, bytes: &[u8], next: State) -> Self::Output;
 
-    /// The scalar back end's answer for the same entry, for a piece that a SIMD
+    /// The scalar back end's answer for the same entry, for a chunk that a SIMD
     /// back end leaves to the scalar machine (shorter than any vector it can load):
     /// reached by a jump.
     ///
     /// # Safety
-    /// `state` is not ERROR and `bytes` has at least [`PIECE_FROM`] bytes.
+    /// `state` is not ERROR and `bytes` has at least [`CHUNK_FROM`] bytes.
     #[cfg_attr(
         not(simd_back_end),
         expect(
             dead_code,
-            reason = "only a SIMD back end leaves pieces to the scalar machine"
+            reason = "only a SIMD back end leaves chunks to the scalar machine"
         )
     )]
     unsafe fn scalar(self, state: State, bytes: &[u8]) -> Self::Output;
 }
 
-/// The [`PieceEnd`] of `validate_chunk`: the state itself.
+/// The [`ChunkEnd`] of `validate_chunk`: the state itself.
 pub(crate) struct ReturnState;
 
-impl PieceEnd for ReturnState {
+impl ChunkEnd for ReturnState {
     type Output = State;
 
     #[inline(always)]
@@ -120,11 +120,11 @@ impl PieceEnd for ReturnState {
     }
 }
 
-/// The scalar back end's answer for a piece of data in pieces (see
+/// The scalar back end's answer for a chunk of data (see
 /// `crate::dispatch`'s `ValidateChunkFn`): the machine's state after `state`
-/// followed by the `len` bytes at `ptr` ([`scalar_piece`]).
+/// followed by the `len` bytes at `ptr` ([`scalar_chunk`]).
 ///
-/// Out of line: the SIMD back ends reach it by a jump, for pieces shorter than
+/// Out of line: the SIMD back ends reach it by a jump, for chunks shorter than
 /// their narrowest vector.
 ///
 /// # Safety
@@ -137,11 +137,11 @@ pub(crate) unsafe extern "C" fn scalar_validate_chunk(
 ) -> State {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    scalar_piece(state, bytes, ReturnState)
+    scalar_chunk(state, bytes, ReturnState)
 }
 
-/// The scalar back end's entry for a stream's piece (see `crate::dispatch`'s
-/// `StreamFeedFn`): [`scalar_piece`] handed to the stream. Out of line: the SIMD
+/// The scalar back end's entry for a stream's chunk (see `crate::dispatch`'s
+/// `StreamFeedFn`): [`scalar_chunk`] handed to the stream. Out of line: the SIMD
 /// back ends' entries for a stream reach it by a jump, as they reach
 /// [`scalar_validate_chunk`].
 ///
@@ -156,15 +156,15 @@ pub(crate) unsafe extern "C" fn scalar_stream_feed(
 ) -> bool {
     // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
     let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    scalar_piece(state, bytes, stream)
+    scalar_chunk(state, bytes, stream)
 }
 
-/// The scalar back end's answer for a piece after `state` (not ERROR), handed to
-/// `end`: [`scalar_check_open`]'s verdict, as [`checked_piece_state`] answers it.
+/// The scalar back end's answer for a chunk after `state` (not ERROR), handed to
+/// `end`: [`scalar_check_open`]'s verdict, as [`checked_chunk_state`] answers it.
 #[inline(always)]
-fn scalar_piece<E: PieceEnd>(state: State, bytes: &[u8], end: E) -> E::Output {
+fn scalar_chunk<E: ChunkEnd>(state: State, bytes: &[u8], end: E) -> E::Output {
     end.end(
         bytes,
-        checked_piece_state(open_state(bytes), scalar_check_open(state, bytes)),
+        checked_chunk_state(open_state(bytes), scalar_check_open(state, bytes)),
     )
 }

@@ -286,7 +286,7 @@ pub(crate) fn describe(bytes: &[u8], offset: usize) -> Utf8Error {
 impl Utf8Error {
     /// The length of the longest well-formed prefix: [`offset`](Self::offset), as
     /// Rust's [`core::str::Utf8Error::valid_up_to`] gives it. In bytes, from the start
-    /// of the input (of the first piece, for a [`Stream`](crate::Stream)).
+    /// of the input (of the first chunk, for a [`Stream`](crate::Stream)).
     ///
     /// ```
     /// let e = utf8validate_core::check(b"ab\xC0\xAF").unwrap_err();

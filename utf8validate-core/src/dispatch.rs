@@ -3,8 +3,8 @@
 //! Every public validation function, in Rust and in C, comes through here. A back
 //! end has entry points with the C calling convention and the arguments of the C
 //! functions: its verdict ([`ValidateFn`]), the offset of the first error
-//! ([`FirstErrorFn`], `len` when valid), the state after a piece of data in pieces
-//! ([`ValidateChunkFn`]) and a stream's answer for a piece ([`StreamFeedFn`]). The
+//! ([`FirstErrorFn`], `len` when valid), the state after a chunk of data
+//! ([`ValidateChunkFn`]) and a stream's answer for a chunk ([`StreamFeedFn`]). The
 //! C functions `utf8_validate`, `utf8_first_error`, `utf8_validate_chunk` and
 //! `utf8_stream_feed` end in a jump to them (a tail call), with no saved register
 //! and no conversion of the answer. Around them, written once for every back end:
@@ -18,12 +18,12 @@
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
 //!   costs;
-//! - [`validate_chunk`] answers inline what needs no vector check (ERROR, pieces
-//!   of 1-2 bytes, short ASCII: `crate::piece::quick_piece_state`) and jumps to the
-//!   back end for the rest: one check of the piece from the carried state (its lead
-//!   byte taken as the byte before the piece), the end left open, and the state the
-//!   piece ends in read off its last three bytes. The stream's `feed` answers the
-//!   same pieces inline, and jumps to the back end's entry for a stream for the
+//! - [`validate_chunk`] answers inline what needs no vector check (ERROR, chunks
+//!   of 1-2 bytes, short ASCII: `crate::chunk::quick_chunk_state`) and jumps to the
+//!   back end for the rest: one check of the chunk from the carried state (its lead
+//!   byte taken as the byte before the chunk), the end left open, and the state the
+//!   chunk ends in read off its last three bytes. The stream's `feed` answers the
+//!   same chunks inline, and jumps to the back end's entry for a stream for the
 //!   rest: the same check, with the stream's bookkeeping after it.
 //!
 //! # Choosing the back end
@@ -57,7 +57,7 @@
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::ascii::{short_ascii, SHORT};
-use crate::piece::{self, quick_piece_state};
+use crate::chunk::{self, quick_chunk_state};
 use crate::scalar;
 #[cfg(simd_back_end)]
 use crate::simd;
@@ -81,17 +81,17 @@ type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
 /// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
 type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 
-/// A back end's answer for a piece of data in pieces: the draft machine's state
+/// A back end's answer for a chunk of data: the draft machine's state
 /// after `state` followed by the `len` bytes at `ptr`, with the C calling convention
 /// so that the C entry point can jump to it (see the module docs). Calling one is
-/// `unsafe`, as for [`ValidateFn`]. It is called only for the pieces that
-/// `crate::piece::quick_piece_state` leaves to a back end: `state` is not ERROR and
-/// `len` is at least 3 (`crate::piece::PIECE_FROM`). Each back end has two: one
-/// for pieces of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
-/// longer pieces, so that neither tests the length the C entry point has tested.
+/// `unsafe`, as for [`ValidateFn`]. It is called only for the chunks that
+/// `crate::chunk::quick_chunk_state` leaves to a back end: `state` is not ERROR and
+/// `len` is at least 3 (`crate::chunk::CHUNK_FROM`). Each back end has two: one
+/// for chunks of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
+/// longer chunks, so that neither tests the length the C entry point has tested.
 type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
-/// A back end's answer for a piece fed to `stream` (`crate::Stream::feed`): the
+/// A back end's answer for a chunk fed to `stream` (`crate::Stream::feed`): the
 /// check of a [`ValidateChunkFn`] from the carried `state`, then the stream's
 /// bookkeeping (`true`), or the exact path for an error (`false`). Calling one is
 /// `unsafe`, as for [`ValidateChunkFn`], whose contract on `state` and `len` it
@@ -110,14 +110,14 @@ struct Implementation {
     first_error: FirstErrorFn,
     /// Its verdict.
     validate: ValidateFn,
-    /// Its answer for a piece of data in pieces of at most `crate::ascii::SHORT`
+    /// Its answer for a chunk of data of at most `crate::ascii::SHORT`
     /// bytes.
     validate_chunk: ValidateChunkFn,
-    /// Its answer for a longer piece.
+    /// Its answer for a longer chunk.
     validate_chunk_long: ValidateChunkFn,
-    /// Its answer for a stream's piece of at most `crate::ascii::SHORT` bytes.
+    /// Its answer for a stream's chunk of at most `crate::ascii::SHORT` bytes.
     stream_feed: StreamFeedFn,
-    /// Its answer for a stream's longer piece.
+    /// Its answer for a stream's longer chunk.
     stream_feed_long: StreamFeedFn,
 }
 
@@ -180,10 +180,10 @@ const SCALAR: Implementation = Implementation {
     available: always,
     first_error: scalar::scalar_first_error,
     validate: scalar::scalar_validate,
-    validate_chunk: piece::scalar_validate_chunk,
-    validate_chunk_long: piece::scalar_validate_chunk,
-    stream_feed: piece::scalar_stream_feed,
-    stream_feed_long: piece::scalar_stream_feed,
+    validate_chunk: chunk::scalar_validate_chunk,
+    validate_chunk_long: chunk::scalar_validate_chunk,
+    stream_feed: chunk::scalar_stream_feed,
+    stream_feed_long: chunk::scalar_stream_feed,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -286,7 +286,7 @@ unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
     unsafe { (detect().validate)(ptr, len) }
 }
 
-/// [`DETECT`]'s answer for a piece: detects, then runs the chosen back end's.
+/// [`DETECT`]'s answer for a chunk: detects, then runs the chosen back end's.
 ///
 /// # Safety
 /// None beyond [`ValidateChunkFn`]'s: it only calls one that this CPU supports.
@@ -295,7 +295,7 @@ unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: us
     unsafe { (detect().validate_chunk)(state, ptr, len) }
 }
 
-/// [`DETECT`]'s answer for a longer piece: detects, then runs the chosen back
+/// [`DETECT`]'s answer for a longer chunk: detects, then runs the chosen back
 /// end's.
 ///
 /// # Safety
@@ -305,7 +305,7 @@ unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, le
     unsafe { (detect().validate_chunk_long)(state, ptr, len) }
 }
 
-/// [`DETECT`]'s answer for a stream's piece: detects, then runs the chosen back
+/// [`DETECT`]'s answer for a stream's chunk: detects, then runs the chosen back
 /// end's.
 ///
 /// # Safety
@@ -320,7 +320,7 @@ unsafe extern "C" fn detect_stream_feed(
     unsafe { (detect().stream_feed)(state, ptr, len, stream) }
 }
 
-/// [`DETECT`]'s answer for a stream's longer piece: detects, then runs the chosen
+/// [`DETECT`]'s answer for a stream's longer chunk: detects, then runs the chosen
 /// back end's.
 ///
 /// # Safety
@@ -378,7 +378,7 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
     unsafe { validate_chunk_with(state, bytes, current) }
 }
 
-/// A stream's piece that `crate::piece::quick_piece_state` left to a back end
+/// A stream's chunk that `crate::chunk::quick_chunk_state` left to a back end
 /// (`state` is the carried state): the jump to the cached back end's entry for a
 /// stream, which checks it and answers for the stream (`crate::Stream::checked`).
 ///
@@ -425,7 +425,7 @@ unsafe fn first_error_with(
 }
 
 /// [`validate_chunk`] with the back end that `backend()` returns (asked only when
-/// the piece needs a vector check): `crate::piece`'s answers without a check, then
+/// the chunk needs a vector check): `crate::chunk`'s answers without a check, then
 /// a jump to the back end. The stream's `feed` makes the same answers inline and
 /// jumps to the back end's entry for a stream ([`stream_feed_with`]).
 ///
@@ -437,23 +437,23 @@ unsafe fn validate_chunk_with(
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
 ) -> State {
-    if let Some(state) = quick_piece_state(state, bytes) {
+    if let Some(state) = quick_chunk_state(state, bytes) {
         return state;
     }
-    // SAFETY: forwarded caller contract; `quick_piece_state` left this piece to a
+    // SAFETY: forwarded caller contract; `quick_chunk_state` left this chunk to a
     // back end.
-    unsafe { check_piece_with(state, bytes, backend) }
+    unsafe { check_chunk_with(state, bytes, backend) }
 }
 
 /// The jump to the `validate_chunk` of the back end that `backend()` returns or, for
-/// a piece longer than [`SHORT`], its `validate_chunk_long`.
+/// a chunk longer than [`SHORT`], its `validate_chunk_long`.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports; `state` is not ERROR
-/// and `bytes` has at least 3 bytes (what `quick_piece_state` leaves to a back end:
+/// and `bytes` has at least 3 bytes (what `quick_chunk_state` leaves to a back end:
 /// the contract of [`ValidateChunkFn`]).
 #[inline(always)]
-unsafe fn check_piece_with(
+unsafe fn check_chunk_with(
     state: State,
     bytes: &[u8],
     backend: impl FnOnce() -> &'static Implementation,
@@ -474,7 +474,7 @@ unsafe fn check_piece_with(
 }
 
 /// The jump to the `stream_feed` of the back end that `backend()` returns or, for
-/// a piece longer than [`SHORT`], its `stream_feed_long`.
+/// a chunk longer than [`SHORT`], its `stream_feed_long`.
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports; `state` is not ERROR
@@ -488,7 +488,7 @@ unsafe fn stream_feed_with(
 ) -> bool {
     let imp = backend();
     let (ptr, len) = (bytes.as_ptr(), bytes.len());
-    // SAFETY: as in `check_piece_with`.
+    // SAFETY: as in `check_chunk_with`.
     unsafe {
         if len > SHORT {
             (imp.stream_feed_long)(state, ptr, len, stream)

@@ -19,7 +19,7 @@
 //!
 //! ## Errors and `?`
 //!
-//! [`check`] (and [`Stream::finish`] for data in pieces) returns a [`Utf8Error`]: the
+//! [`check`] (and [`Stream::finish`] for data in chunks) returns a [`Utf8Error`]: the
 //! byte offset of the first ill-formed sequence, the length of its maximal subpart
 //! (Unicode §3.9) and its [`ErrorKind`]. It implements [`core::fmt::Display`] and
 //! [`core::error::Error`], so `?` passes it up as a `Box<dyn Error>`, as it does
@@ -88,8 +88,8 @@ extern crate std;
 // scalar back end and the SIMD back ends; the dispatch between them; and the Rust
 // API built on it (this file, `diagnostics`, `stream`, `escape`).
 mod ascii;
+mod chunk;
 mod hint;
-mod piece;
 mod scalar;
 mod sequence;
 pub mod state_machine;
@@ -168,7 +168,7 @@ pub fn valid_up_to(bytes: &[u8]) -> usize {
 /// Runs the draft's state machine over `bytes`, starting from `state`, and returns
 /// the state it ends in: the streaming form of [`validate`].
 ///
-/// Feeding the pieces of a buffer in order, starting from [`State::Start`], ends in
+/// Feeding the chunks of a buffer in order, starting from [`State::Start`], ends in
 /// `State::Start` iff the whole buffer is well-formed UTF-8 (RFC 3629 §4; Unicode
 /// §3.9, Table 3-7), however it was split. A final state
 /// other than `Start` and `Error` means the data ended inside a sequence;

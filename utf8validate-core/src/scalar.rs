@@ -240,7 +240,7 @@ pub(crate) unsafe extern "C" fn scalar_validate(ptr: *const u8, len: usize) -> b
 
 /// True iff `state` (not ERROR) followed by `bytes` holds nothing ill-formed, the
 /// end left open (the machine may end in any state but ERROR): the scalar check of
-/// a piece of data in pieces, and the fallback of `simd::check_open` for pieces too
+/// a chunk of data, and the fallback of `simd::check_open` for chunks too
 /// short for a vector. Out of line, as [`scalar_first_error`] is.
 #[inline(never)]
 pub(crate) fn scalar_check_open(state: State, bytes: &[u8]) -> bool {

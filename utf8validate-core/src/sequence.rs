@@ -1,6 +1,6 @@
 //! Where sequences end and characters start, byte by byte: the continuation-byte
 //! test, whether an input ends inside a sequence, the last character boundary before
-//! an offset, and the state a piece of data in pieces ends in. The one
+//! an offset, and the state a chunk of data ends in. The one
 //! place for these small ideas; the scalar engine, the SIMD back ends, the dispatch
 //! and the stream all use them.
 
@@ -75,7 +75,7 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
 
 /// The state the draft's machine is in after `bytes` (at least 3 of them), read off
 /// their last three bytes alone, given that nothing in them is ill-formed: the end
-/// of a piece of data in pieces whose check, with its end left open, passed. START
+/// of a chunk of data whose check, with its end left open, passed. START
 /// unless the last sequence is cut short; else the state after its lead byte and
 /// the continuation bytes it has: a lead byte last (C2-F4) gives the machine's state
 /// after it; a 3-byte lead (E0-EF) and one continuation byte give A (one more
@@ -84,7 +84,7 @@ pub(crate) fn boundary_at_or_before(bytes: &[u8], at: usize) -> usize {
 /// continuation byte will do.) So the state depends on the last byte, the high
 /// nibble of the one before and whether the third from last is F0 or above: one
 /// load of the last two bytes, one comparison and one lookup in [`OPEN_STATES`],
-/// no branch, and no lookup of the machine that the next piece's check would wait
+/// no branch, and no lookup of the machine that the next chunk's check would wait
 /// for. When `bytes` is ill-formed the answer means nothing (the caller answers
 /// ERROR).
 #[inline(always)]
@@ -110,7 +110,7 @@ pub(crate) fn open_state(bytes: &[u8]) -> State {
 /// for C0, C1 and F5-FF), else A after a 3-byte lead (E0-EF) and one continuation
 /// byte or a 4-byte lead (F0-F4) and two, B after a 4-byte lead and one, else START.
 /// Combinations no well-formed text has hold what those rules add up to (at most
-/// ERROR). Discriminants, a byte each: 8 KiB, aligned; a piece reads one byte.
+/// ERROR). Discriminants, a byte each: 8 KiB, aligned; a chunk reads one byte.
 #[repr(C, align(64))]
 struct OpenStates([u8; 8192]);
 

@@ -114,8 +114,8 @@ impl State {
     /// the lead bytes C2, E1, E0, ED, F1, F0 and F4 for A-G, and C0 (which no byte
     /// may follow) for ERROR. A state reached by more bytes than its lead byte (A
     /// after E1 80, say) needs the same bytes after it as after that lead byte.
-    /// The vector checks of a piece take it as the byte before the piece (from a
-    /// table of rows built with it at compile time, `simd::piece`'s `BEFORE`).
+    /// The vector checks of a chunk take it as the byte before the chunk (from a
+    /// table of rows built with it at compile time, `simd::chunk`'s `BEFORE`).
     #[cfg(simd_back_end)]
     #[inline]
     #[allow(
@@ -266,7 +266,7 @@ const _: () = {
 /// Allocation-free, reads only `bytes`, thread-safe.
 ///
 /// This is the reference the fast engines are tested against. The chunk and
-/// stream checks use it for the few bytes (at most 3) at a piece's edges, where
+/// stream checks use it for the few bytes (at most 3) at a chunk's edges, where
 /// setting up anything faster would cost more.
 pub fn run(mut state: State, bytes: &[u8]) -> State {
     for &b in bytes {

@@ -1,16 +1,16 @@
-//! Checking data that arrives in pieces, with the same detail as [`crate::check`]:
+//! Checking data that arrives in chunks, with the same detail as [`crate::check`]:
 //! the absolute offset, kind and maximal-subpart length of the first error of the
 //! whole stream, however it was split.
 //!
 //! A [`Stream`] is a small, caller-owned value (no heap). It remembers how many bytes
 //! it was fed, the last three of them (which hold the lead byte of a sequence the
 //! input so far ends inside), the draft machine's state after them, and the first
-//! error once one is seen. Each piece is checked as [`crate::validate_chunk`] checks
+//! error once one is seen. Each chunk is checked as [`crate::validate_chunk`] checks
 //! it (the same mechanism), from the carried state: the same answers inline, and
 //! for the rest a jump to the back end, whose entry for a stream is the same check
-//! with the bookkeeping after it (`crate::piece::PieceEnd`). The bookkeeping is
-//! the same whether the piece ends on a character boundary or inside a sequence
-//! (for text in pieces, a coin toss that a branch would mispredict). Only a piece
+//! with the bookkeeping after it (`crate::chunk::ChunkEnd`). The bookkeeping is
+//! the same whether the chunk ends on a character boundary or inside a sequence
+//! (for text in chunks, a coin toss that a branch would mispredict). Only a chunk
 //! that holds an error is looked at again, to find that error exactly; only an
 //! error or the end needs to know where the open sequence starts.
 //!
@@ -20,22 +20,22 @@
 //! assert!(s.feed(b"caf\xC3"));          // ends inside the 2-byte 'é'
 //! assert!(s.feed(b"\xA9 ok \xED"));     // completes it; ED pending
 //! assert!(!s.feed(b"\xA0\x80 more"));   // ED A0: a surrogate, at byte 9
-//! assert!(!s.feed(b"ignored"));          // after an error, pieces are not read
+//! assert!(!s.feed(b"ignored"));          // after an error, chunks are not read
 //! assert_eq!(
 //!     s.finish(),
 //!     Err(Utf8Error { offset: 9, length: 1, kind: ErrorKind::Surrogate })
 //! );
 //! ```
 
+use crate::chunk::{quick_chunk_state, scalar_stream_feed, ChunkEnd};
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::hint::cold_path;
-use crate::piece::{quick_piece_state, scalar_stream_feed, PieceEnd};
 use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
 
 /// Incremental checker for UTF-8 (RFC 3629 §4; Unicode §3.9) that arrives in
-/// pieces; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
-/// `utf8_stream_finish`. Feed the pieces in order; finishing then gives exactly what
+/// chunks; in C, `utf8_stream` with `utf8_stream_init`, `utf8_stream_feed` and
+/// `utf8_stream_finish`. Feed the chunks in order; finishing then gives exactly what
 /// a one-shot check (`utf8_check`; in Rust `check`) gives for their concatenation:
 /// absolute offset, kind and maximal-subpart length of the first error, including
 /// `UTF8_ERROR_TRUNCATED` when the data ends inside a sequence. In Rust:
@@ -64,7 +64,7 @@ pub struct Stream {
     /// three bytes fed, the last one highest (zeros stand for bytes before the
     /// first), which hold the lead byte of the sequence the input so far ends
     /// inside, if any. On a character boundary they are not needed, and may be
-    /// zeros instead. One field, so that a piece writes it with one store. Once
+    /// zeros instead. One field, so that a chunk writes it with one store. Once
     /// `failed` is set, ERROR.
     end: u32,
     /// Private. 1 once an ill-formed sequence was seen, else 0.
@@ -96,7 +96,7 @@ fn joined(a: &[u8], b: &[u8]) -> ([u8; 6], usize) {
     (seq, n)
 }
 
-/// `fed + len`, the count of bytes fed after a piece. On 32-bit targets it
+/// `fed + len`, the count of bytes fed after a chunk. On 32-bit targets it
 /// saturates at `usize::MAX` (4 GiB can be fed); a 64-bit count cannot overflow for
 /// any input that can be fed (2^64 bytes), so there it is a plain addition, which
 /// wraps only for a count a C caller wrote over.
@@ -137,13 +137,13 @@ impl Stream {
         }
     }
 
-    /// Feeds the next piece of the input; returns `false` once an ill-formed
-    /// sequence has been seen (in this piece or an earlier one), `true` while the
+    /// Feeds the next chunk of the input; returns `false` once an ill-formed
+    /// sequence has been seen (in this chunk or an earlier one), `true` while the
     /// input so far is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7) or
     /// ends inside a sequence that may still be completed.
     ///
-    /// After an error, further pieces are ignored (cheaply: not even read), and
-    /// [`finish`](Self::finish) reports the first error. An empty piece changes
+    /// After an error, further chunks are ignored (cheaply: not even read), and
+    /// [`finish`](Self::finish) reports the first error. An empty chunk changes
     /// nothing. Allocation-free; reads only `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
         self.feed_with(bytes, |state, bytes, stream| {
@@ -152,9 +152,9 @@ impl Stream {
         })
     }
 
-    /// [`feed`](Self::feed), with `back_end` for the pieces that need a vector
-    /// check: it is called last, with the carried state (not ERROR), a piece of at
-    /// least 3 bytes and the stream, and checks the piece and answers as
+    /// [`feed`](Self::feed), with `back_end` for the chunks that need a vector
+    /// check: it is called last, with the carried state (not ERROR), a chunk of at
+    /// least 3 bytes and the stream, and checks the chunk and answers as
     /// [`checked`](Self::checked) does. `crate::dispatch` gives the cached back
     /// end's; tests give each back end's.
     #[inline(always)]
@@ -163,7 +163,7 @@ impl Stream {
         bytes: &[u8],
         back_end: impl FnOnce(State, &[u8], &mut Stream) -> bool,
     ) -> bool {
-        // The state's byte alone (a load wider than the last piece's store of
+        // The state's byte alone (a load wider than the last chunk's store of
         // `end` would wait for that store to reach the cache).
         if self.end as u8 >= State::Error as u8 {
             // ERROR, which a failed stream keeps (`fail`), or a value that names
@@ -173,12 +173,12 @@ impl Stream {
             cold_path();
             return self.feed_exactly(bytes);
         }
-        // The answers without a check are those of data in pieces
+        // The answers without a check are those of data in chunks
         // (`validate_chunk`), inline; the others go to the back end's entry for
-        // a stream, reached by a jump, which checks the piece from the carried
+        // a stream, reached by a jump, which checks the chunk from the carried
         // state and keeps the count, the last bytes and the state it leaves.
         let state = self.carried_state();
-        let Some(next) = quick_piece_state(state, bytes) else {
+        let Some(next) = quick_chunk_state(state, bytes) else {
             return back_end(state, bytes, self);
         };
         if next == State::Error {
@@ -189,7 +189,7 @@ impl Stream {
         if next == State::Start {
             // Short ASCII above all: on a character boundary, where the last bytes
             // are never read (`held`), only the count and the state. (Not through
-            // `checked`: that order costs short ASCII pieces an instruction.)
+            // `checked`: that order costs short ASCII chunks an instruction.)
             self.fed = counted(self.fed, bytes.len());
             self.end = State::Start as u32;
             return true;
@@ -198,8 +198,8 @@ impl Stream {
         true
     }
 
-    /// The answer of [`feed`](Self::feed) for a piece after which the machine is in
-    /// `next`: ERROR when the piece holds an ill-formed sequence, which the exact
+    /// The answer of [`feed`](Self::feed) for a chunk after which the machine is in
+    /// `next`: ERROR when the chunk holds an ill-formed sequence, which the exact
     /// path then finds; else the bookkeeping. Inlined into each back end's entry for
     /// a stream.
     #[inline(always)]
@@ -218,11 +218,11 @@ impl Stream {
     fn advance(&mut self, bytes: &[u8], state: State) {
         self.fed = counted(self.fed, bytes.len());
         let last = match bytes.last_chunk::<4>() {
-            // The piece's last four bytes, the fourth from the end to be replaced by
+            // The chunk's last four bytes, the fourth from the end to be replaced by
             // the state: one load.
             Some(&four) => u32::from_le_bytes(four),
             None => {
-                // Pieces of 0-3 bytes, which keep some of the bytes before.
+                // Chunks of 0-3 bytes, which keep some of the bytes before.
                 cold_path();
                 let [b3, b2, b1] = last_three(self.last(), bytes);
                 u32::from_le_bytes([0, b3, b2, b1])
@@ -240,7 +240,7 @@ impl Stream {
 
     /// The draft machine's state after the bytes fed, as kept beside them. Every
     /// byte value is some state (out of range reads as ERROR, which sends the next
-    /// piece to the exact path), so even a struct a C caller scribbled on is
+    /// chunk to the exact path), so even a struct a C caller scribbled on is
     /// memory-safe.
     #[inline(always)]
     fn carried_state(&self) -> State {
@@ -269,10 +269,10 @@ impl Stream {
         self.fed.saturating_sub(self.held())
     }
 
-    /// [`feed`](Self::feed) for a piece that holds an ill-formed sequence (or ends one
+    /// [`feed`](Self::feed) for a chunk that holds an ill-formed sequence (or ends one
     /// the carried bytes started): finds the first error exactly, with the offset,
     /// kind and maximal-subpart length [`crate::check`] gives. Returns the verdict:
-    /// at once for a stream that has already failed, whose pieces are not read.
+    /// at once for a stream that has already failed, whose chunks are not read.
     #[cold]
     #[inline(never)]
     fn feed_exactly(&mut self, bytes: &[u8]) -> bool {
@@ -285,7 +285,7 @@ impl Stream {
         };
         // `rest` starts on a character boundary at absolute offset `fed`. Its first
         // error, as `first_error` reports it, is either ill-formed or (at the end
-        // only) a sequence the piece cuts short, which the next piece may finish.
+        // only) a sequence the chunk cuts short, which the next chunk may finish.
         let Some(offset) = crate::dispatch::first_error(rest) else {
             self.advance(rest, State::Start);
             return true;
@@ -297,8 +297,8 @@ impl Stream {
                 false
             }
             None => {
-                // Cut short by the end of the piece: a proper prefix of one
-                // sequence, 1-3 bytes, carried to the next piece.
+                // Cut short by the end of the chunk: a proper prefix of one
+                // sequence, 1-3 bytes, carried to the next chunk.
                 self.advance(rest, run(State::Start, tail));
                 true
             }
@@ -351,7 +351,7 @@ impl Stream {
 
     /// Records `error` as the stream's first error. The state becomes ERROR, so
     /// that [`feed_with`](Self::feed_with) tests one byte, not two, before the
-    /// pieces that follow (and sends them to the exact path, which answers false);
+    /// chunks that follow (and sends them to the exact path, which answers false);
     /// the last bytes are no longer needed.
     fn fail(&mut self, error: Utf8Error) {
         self.failed = 1;
@@ -378,9 +378,9 @@ impl Stream {
     }
 
     /// The verdict for everything fed so far, taken as the whole input: exactly
-    /// [`crate::check`] on the concatenation of the pieces.
+    /// [`crate::check`] on the concatenation of the chunks.
     ///
-    /// `Err` carries the absolute offset (from the first byte of the first piece),
+    /// `Err` carries the absolute offset (from the first byte of the first chunk),
     /// the maximal-subpart length and the kind of the first ill-formed sequence;
     /// [`ErrorKind::Truncated`] when the input ends inside a sequence (length: the
     /// 1-3 bytes from its lead byte to the end).
@@ -424,9 +424,9 @@ impl Stream {
     }
 }
 
-/// A stream's entry in each back end hands the piece's state to the stream: the
+/// A stream's entry in each back end hands the chunk's state to the stream: the
 /// exact path for an error, else the bookkeeping ([`Stream::checked`]).
-impl PieceEnd for &mut Stream {
+impl ChunkEnd for &mut Stream {
     type Output = bool;
 
     #[inline(always)]
@@ -451,7 +451,7 @@ mod tests {
     /// input fed to a stream started over is valid again.
     #[test]
     fn any_private_bytes_give_an_answer() {
-        let pieces: [&[u8]; 4] = [b"\x80", b"ab\xE2\x82", b"\xAC\xF0\x9F", b"\x98\x80"];
+        let chunks: [&[u8]; 4] = [b"\x80", b"ab\xE2\x82", b"\xAC\xF0\x9F", b"\x98\x80"];
         for carried in 0..=u8::MAX {
             for last in [[0, 0, 0], [0xFF; 3], [0xE2, 0x82, 0x80], [0x80, 0xF4, 0x8F]] {
                 let [b3, b2, b1] = last;
@@ -460,13 +460,13 @@ mod tests {
                     end: u32::from_le_bytes([carried, b3, b2, b1]),
                     ..Stream::new()
                 };
-                for piece in pieces {
-                    s.feed(piece);
+                for chunk in chunks {
+                    s.feed(chunk);
                     let _ = s.finish();
                     let _ = s.position();
                 }
                 s.reset();
-                assert!(pieces.iter().skip(1).all(|p| s.feed(p)));
+                assert!(chunks.iter().skip(1).all(|p| s.feed(p)));
                 assert_eq!(s.finish(), Ok(()));
             }
         }

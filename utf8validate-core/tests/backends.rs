@@ -395,7 +395,7 @@ fn exhaustive_three_byte_strings_embedded() {
     }
 }
 
-/// `bytes` fed to `backend` in pieces ending at `cuts` (sorted, any values) ends in
+/// `bytes` fed to `backend` in chunks ending at `cuts` (sorted, any values) ends in
 /// the same state as one call over the whole, and as the independent model.
 fn assert_chunks(backend: &Backend, bytes: &[u8], cuts: &[prop::sample::Index]) {
     let mut cuts: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
@@ -460,11 +460,11 @@ proptest! {
     }
 }
 
-/// The lengths of the piece after a carried state in [`chunk_continues_every_state`]:
-/// every piece is checked from the carried state by the back end (the state's lead
+/// The lengths of the chunk after a carried state in [`chunk_continues_every_state`]:
+/// every chunk is checked from the carried state by the back end (the state's lead
 /// byte as the byte before it); these cover every vector width and the edges of
 /// the paths by length (7 bytes, one block of 64, two to four blocks, longer).
-fn piece_lengths() -> impl Iterator<Item = usize> {
+fn chunk_lengths() -> impl Iterator<Item = usize> {
     (0..=9)
         .chain(15..=19)
         .chain(31..=35)
@@ -479,12 +479,12 @@ const THIRD: &[u8] = &[0x41, 0x80, 0x8F, 0x90, 0xBF, 0xC3];
 
 /// Every carried state, continued by every 2-byte string over [`EDGES`], one of
 /// [`THIRD`] and then valid text (ASCII, multibyte, or a block of ASCII and then
-/// multibyte), cut to each of [`piece_lengths`] (whole characters or not).
+/// multibyte), cut to each of [`chunk_lengths`] (whole characters or not).
 #[test]
 fn chunk_continues_every_state() {
     let backends = all();
     let mut hosts = hosts();
-    // A first block of ASCII, then multibyte text: a piece of a few blocks that
+    // A first block of ASCII, then multibyte text: a chunk of a few blocks that
     // starts like an ASCII one.
     let mut ascii_first = vec![b'a'; 70];
     ascii_first.extend_from_slice(&hosts[1]);
@@ -513,18 +513,18 @@ fn chunk_continues_every_state() {
     for (prefix, host, a, b, c) in cases {
         let mut rest = vec![a, b, c];
         rest.extend_from_slice(host);
-        for n in piece_lengths() {
-            let piece = &rest[..n.min(rest.len())];
+        for n in chunk_lengths() {
+            let chunk = &rest[..n.min(rest.len())];
             let mut whole = prefix.to_vec();
-            whole.extend_from_slice(piece);
+            whole.extend_from_slice(chunk);
             for backend in &backends {
                 let s = backend.validate_chunk(State::Start, prefix);
                 assert_eq!(s, expected_state(prefix));
-                let end = backend.validate_chunk(s, piece);
+                let end = backend.validate_chunk(s, chunk);
                 assert_eq!(
                     end,
                     expected_state(&whole),
-                    "{} {prefix:02X?} + {piece:02X?}",
+                    "{} {prefix:02X?} + {chunk:02X?}",
                     backend.name()
                 );
             }

@@ -56,7 +56,7 @@ fn check_everything(bytes: &[u8], cut: usize) {
         assert_eq!(s == State::Start, valid, "{}", backend.name());
     }
 
-    // Data in pieces: the stream must give the one-shot answer.
+    // Data in chunks: the stream must give the one-shot answer.
     let mut stream = utf8validate_core::Stream::new();
     assert_eq!(
         stream.feed(head) & stream.feed(tail),

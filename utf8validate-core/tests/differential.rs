@@ -65,7 +65,7 @@ proptest! {
         assert_agrees(&bytes);
     }
 
-    /// Splitting the input anywhere and feeding the pieces to `validate_chunk`
+    /// Splitting the input anywhere and feeding the chunks to `validate_chunk`
     /// gives the one-shot verdict.
     #[test]
     fn chunked_equals_one_shot(bytes in mutated_text(SAMPLES, 1..40, 4), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6)) {

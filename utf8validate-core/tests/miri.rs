@@ -99,7 +99,7 @@ fn expected_state(bytes: &[u8]) -> State {
     }
 }
 
-/// `backend` on `bytes`: whole, as two chunks and as a stream of two pieces, split
+/// `backend` on `bytes`: whole, as two chunks and as a stream of two chunks, split
 /// at three points (under Miri, at one of them, in turn).
 fn assert_backend(backend: &Backend, bytes: &[u8]) {
     let name = backend.name();

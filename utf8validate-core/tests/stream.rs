@@ -12,31 +12,31 @@ use oracle::{expected_check as expected, std_error, ILL_FORMED, SAMPLES, TRUNCAT
 use proptest::prelude::*;
 use utf8validate_core::{backends, check, ErrorKind, Stream, Utf8Error};
 
-/// Feeds `pieces` to a stream, and to one stream per back end this CPU supports
-/// (`backends::available`); checks that `feed` returns false exactly from the piece
+/// Feeds `chunks` to a stream, and to one stream per back end this CPU supports
+/// (`backends::available`); checks that `feed` returns false exactly from the chunk
 /// where the first error became certain, that every back end's stream finishes
 /// with the same result, and returns it.
-fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
-    let whole: Vec<u8> = pieces.concat();
+fn run(chunks: &[&[u8]]) -> Result<(), Utf8Error> {
+    let whole: Vec<u8> = chunks.concat();
     let backends: Vec<_> = backends::available().collect();
     let mut s = Stream::new();
     let mut each = vec![Stream::new(); backends.len()];
     let mut fed = 0;
-    for piece in pieces {
-        fed += piece.len();
+    for chunk in chunks {
+        fed += chunk.len();
         // Once an error is certain from the bytes so far, feed must say so: an
         // error std reports with an `error_len` (not a truncation) in the prefix.
         let certain = matches!(std_error(&whole[..fed]), Some((_, Some(_))));
         assert_eq!(
-            s.feed(piece),
+            s.feed(chunk),
             !certain,
-            "feed result after {fed} bytes of {pieces:02x?}"
+            "feed result after {fed} bytes of {chunks:02x?}"
         );
         for (backend, stream) in backends.iter().zip(&mut each) {
             assert_eq!(
-                backend.feed(stream, piece),
+                backend.feed(stream, chunk),
                 !certain,
-                "{} feed result after {fed} bytes of {pieces:02x?}",
+                "{} feed result after {fed} bytes of {chunks:02x?}",
                 backend.name()
             );
         }
@@ -51,7 +51,7 @@ fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
         assert_eq!(
             (stream.finish(), stream.position()),
             (got, s.position()),
-            "{} on {pieces:02x?}",
+            "{} on {chunks:02x?}",
             backend.name()
         );
     }
@@ -59,12 +59,12 @@ fn run(pieces: &[&[u8]]) -> Result<(), Utf8Error> {
 }
 
 /// The stream over `bytes` split at every point, at every pair of points (for
-/// short inputs) and into 1-byte pieces equals the oracle.
+/// short inputs) and into 1-byte chunks equals the oracle.
 fn assert_every_split(bytes: &[u8]) {
     let want = expected(bytes);
     assert_eq!(check(bytes), want, "one-shot check of {bytes:02x?}");
-    for (how, pieces) in splits(bytes) {
-        assert_eq!(run(&pieces), want, "{how}: {bytes:02x?}");
+    for (how, chunks) in splits(bytes) {
+        assert_eq!(run(&chunks), want, "{how}: {bytes:02x?}");
     }
 }
 
@@ -106,7 +106,7 @@ fn every_kind_embedded_in_multilingual_text() {
 }
 
 /// Inputs longer than one SIMD block, with the error before, inside and after
-/// block boundaries, so the bulk of each piece goes through the fast back end.
+/// block boundaries, so the bulk of each chunk goes through the fast back end.
 #[test]
 fn long_inputs_through_the_fast_path() {
     let text: Vec<u8> = SAMPLES.concat().into_bytes(); // ~700 bytes, valid
@@ -132,8 +132,8 @@ fn long_inputs_through_the_fast_path() {
                 assert_eq!(run(&[a, b]), want, "{bad:02x?} at {at}, split at {i}");
             }
             for size in [1, 2, 3, 7, 64, 100] {
-                let pieces: Vec<&[u8]> = bytes.chunks(size).collect();
-                assert_eq!(run(&pieces), want, "{bad:02x?} at {at}, {size}-byte pieces");
+                let chunks: Vec<&[u8]> = bytes.chunks(size).collect();
+                assert_eq!(run(&chunks), want, "{bad:02x?} at {at}, {size}-byte chunks");
             }
         }
     }
@@ -159,7 +159,7 @@ fn every_one_and_two_byte_string_in_text() {
                 assert_eq!(run(&[p, q]), want, "split at {i}: {bytes:02x?}");
             }
             let ones: Vec<&[u8]> = bytes.chunks(1).collect();
-            assert_eq!(run(&ones), want, "1-byte pieces: {bytes:02x?}");
+            assert_eq!(run(&ones), want, "1-byte chunks: {bytes:02x?}");
         }
     }
 }
@@ -184,7 +184,7 @@ fn three_byte_strings_in_text() {
 }
 
 /// Every 4-byte sequence built from representatives, followed by each of them:
-/// split inside it at every pair of points (3 pieces).
+/// split inside it at every pair of points (3 chunks).
 #[test]
 fn four_byte_sequences_three_ways() {
     for &a in &[0xF0u8, 0xF1, 0xF3, 0xF4, 0xF5] {
@@ -209,15 +209,15 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     /// Random bytes, every split point, every 3-way split (short inputs) and
-    /// 1-byte pieces.
+    /// 1-byte chunks.
     #[test]
     fn random_bytes_every_split(bytes in prop::collection::vec(interesting_byte(), 0..20)) {
         assert_every_split(&bytes);
     }
 
-    /// Mostly valid multilingual text with random damage, in random pieces.
+    /// Mostly valid multilingual text with random damage, in random chunks.
     #[test]
-    fn damaged_text_random_pieces(
+    fn damaged_text_random_chunks(
         sample in prop::sample::select(SAMPLES.to_vec()),
         damage in prop::collection::vec((any::<prop::sample::Index>(), interesting_byte()), 0..3),
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..6),
@@ -231,14 +231,14 @@ proptest! {
         }
         let mut points: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
         points.sort_unstable();
-        let mut pieces = Vec::new();
+        let mut chunks = Vec::new();
         let mut from = 0;
         for p in points {
-            pieces.push(&bytes[from..p]);
+            chunks.push(&bytes[from..p]);
             from = p;
         }
-        pieces.push(&bytes[from..]);
-        prop_assert_eq!(run(&pieces), expected(&bytes));
+        chunks.push(&bytes[from..]);
+        prop_assert_eq!(run(&chunks), expected(&bytes));
     }
 }
 
@@ -291,7 +291,7 @@ fn zeroed_struct_is_a_new_stream() {
 }
 
 /// Every 3-byte string, between text on both sides and at the end of text, split at
-/// every point and fed in 1-byte pieces (16.7 million strings: run it in release,
+/// every point and fed in 1-byte chunks (16.7 million strings: run it in release,
 /// `cargo test --release --test stream -- --ignored`).
 #[test]
 #[ignore = "exhaustive: about 10 s in release mode, minutes in debug"]
@@ -314,7 +314,7 @@ fn every_three_byte_string_in_text_every_split() {
                     for byte in bytes.chunks(1) {
                         s.feed(byte);
                     }
-                    assert_eq!(s.finish(), want, "1-byte pieces: {bytes:02x?}");
+                    assert_eq!(s.finish(), want, "1-byte chunks: {bytes:02x?}");
                 }
             }
         }

@@ -51,14 +51,14 @@ macro_rules! entry_points {
             }
         }
 
-        #[doc = concat!("The answer for a piece of data in pieces with ", $name, ", for")]
+        #[doc = concat!("The answer for a chunk of data with ", $name, ", for")]
         /// `crate::dispatch`'s `validate_chunk`: the machine's state after `state`
         /// followed by the `len` bytes at `ptr` (at most one block), by
-        /// [`crate::simd::check_piece`]. A jump from the C entry point.
+        /// [`crate::simd::check_chunk`]. A jump from the C entry point.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `3 <= len <= BLOCK`
-        /// (`crate::piece::PIECE_FROM`, `simd::BLOCK`).
+        /// (`crate::chunk::CHUNK_FROM`, `simd::BLOCK`).
         #[target_feature(enable = $feature)]
         pub(crate) unsafe extern "C" fn validate_chunk(
             state: $crate::State,
@@ -68,16 +68,16 @@ macro_rules! entry_points {
             // SAFETY: as in `first_error`, and the caller's guarantees on `state`
             // and `len`.
             unsafe {
-                $crate::simd::check_piece::<$V, _>(
+                $crate::simd::check_chunk::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    $crate::piece::ReturnState,
+                    $crate::chunk::ReturnState,
                 )
             }
         }
 
-        /// [`validate_chunk`] for pieces longer than one block
-        /// ([`crate::simd::check_piece_long`]): a jump from the C entry point, and
+        /// [`validate_chunk`] for chunks longer than one block
+        /// ([`crate::simd::check_chunk_long`]): a jump from the C entry point, and
         /// on to [`validate_chunk_tiered`] by another.
         ///
         /// # Safety
@@ -90,20 +90,20 @@ macro_rules! entry_points {
             len: usize,
         ) -> $crate::State {
             // SAFETY: as in `first_error`, and the caller's guarantee that
-            // `len > BLOCK`; `validate_chunk_tiered` gets the piece back unchanged
+            // `len > BLOCK`; `validate_chunk_tiered` gets the chunk back unchanged
             // when it is longer than `MEDIUM`.
             unsafe {
-                $crate::simd::check_piece_long::<$V, _>(
+                $crate::simd::check_chunk_long::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    $crate::piece::ReturnState,
+                    $crate::chunk::ReturnState,
                     |state, bytes, _| validate_chunk_tiered(state, bytes.as_ptr(), bytes.len()),
                 )
             }
         }
 
-        /// [`validate_chunk`] for pieces longer than four blocks
-        /// ([`crate::simd::check_piece_tiered`]), out of line.
+        /// [`validate_chunk`] for chunks longer than four blocks
+        /// ([`crate::simd::check_chunk_tiered`]), out of line.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `len > 4 * simd::BLOCK`.
@@ -116,15 +116,15 @@ macro_rules! entry_points {
         ) -> $crate::State {
             // SAFETY: as in `first_error`, and the caller's guarantee on `len`.
             unsafe {
-                $crate::simd::check_piece_tiered::<$V, _>(
+                $crate::simd::check_chunk_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    $crate::piece::ReturnState,
+                    $crate::chunk::ReturnState,
                 )
             }
         }
 
-        #[doc = concat!("A stream's answer for a piece with ", $name, ", for `crate::dispatch`'s")]
+        #[doc = concat!("A stream's answer for a chunk with ", $name, ", for `crate::dispatch`'s")]
         /// `stream_feed` (`crate::Stream::feed`): the check of [`validate_chunk`],
         /// then the stream's bookkeeping, or the exact path for an error. A jump
         /// from the C entry point.
@@ -140,7 +140,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk`.
             unsafe {
-                $crate::simd::check_piece::<$V, _>(
+                $crate::simd::check_chunk::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     stream,
@@ -148,7 +148,7 @@ macro_rules! entry_points {
             }
         }
 
-        /// [`stream_feed`] for pieces longer than one block: a jump from the C
+        /// [`stream_feed`] for chunks longer than one block: a jump from the C
         /// entry point, and on to [`stream_feed_tiered`] by another.
         ///
         /// # Safety
@@ -163,7 +163,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk_long`.
             unsafe {
-                $crate::simd::check_piece_long::<$V, _>(
+                $crate::simd::check_chunk_long::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     stream,
@@ -174,7 +174,7 @@ macro_rules! entry_points {
             }
         }
 
-        /// [`stream_feed`] for pieces longer than four blocks, out of line.
+        /// [`stream_feed`] for chunks longer than four blocks, out of line.
         ///
         /// # Safety
         /// As for [`validate_chunk_tiered`].
@@ -188,7 +188,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk_tiered`.
             unsafe {
-                $crate::simd::check_piece_tiered::<$V, _>(
+                $crate::simd::check_chunk_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     stream,

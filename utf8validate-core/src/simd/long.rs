@@ -106,9 +106,9 @@ fn second_block(bytes: &[u8]) -> usize {
 /// constants).
 ///
 /// `before` is the vector before the input (zeros for a whole input; the carried
-/// sequence's lead byte in the last lane for a piece of data in pieces), which only
+/// sequence's lead byte in the last lane for a chunk of data), which only
 /// the first block looks at; with `OPEN`, an input that ends inside a sequence
-/// passes (see `super::piece`).
+/// passes (see `super::chunk`).
 ///
 /// # Safety
 /// The CPU feature of `V` must be present, `bytes.len() > MEDIUM` (the last block

@@ -36,7 +36,7 @@ pub(super) const MEDIUM: usize = 4 * BLOCK;
 /// text either, as its branches are not learnt.
 ///
 /// `before` is the vector before the input: zeros, or the carried sequence's lead
-/// byte in its last lane for a piece of data in pieces (`super::piece`). With
+/// byte in its last lane for a chunk of data (`super::chunk`). With
 /// `OPEN`, an input that ends inside a sequence passes.
 ///
 /// # Safety

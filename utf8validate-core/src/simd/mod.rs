@@ -70,8 +70,8 @@
 //!   provides (`x86`, `aarch64`).
 //! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
 //! - [`short`]: inputs of at most one block ([`check`]).
-//! - [`piece`]: pieces of data in pieces, checked from the state the piece before
-//!   left, with the end left open ([`check_piece`]).
+//! - [`chunk`]: chunks of data in chunks, checked from the state the chunk before
+//!   left, with the end left open ([`check_chunk`]).
 //! - [`medium`]: inputs of two to four blocks, without the tiered loop's set-up.
 //! - [`long`]: longer inputs: leading ASCII, then the tiered loop ([`check_long`],
 //!   [`check_tiered`]).
@@ -87,10 +87,10 @@ pub(crate) mod aarch64;
 mod answer;
 mod ascii;
 mod boundary;
+mod chunk;
 mod entry;
 mod long;
 mod medium;
-mod piece;
 mod rules;
 mod short;
 mod tiers;
@@ -99,9 +99,9 @@ mod vector;
 pub(crate) mod x86;
 
 pub(crate) use answer::offset_from_boundary;
+pub(crate) use chunk::{check_chunk, check_chunk_long, check_chunk_tiered};
 pub(crate) use entry::entry_points;
 pub(crate) use long::{check_long, check_tiered};
-pub(crate) use piece::{check_piece, check_piece_long, check_piece_tiered};
 pub(crate) use short::check;
 pub(crate) use vector::Vector;
 

@@ -131,8 +131,8 @@ pub(super) unsafe fn check_vectors<V: Vector, A: Answer>(bytes: &[u8]) -> A {
 
 /// [`check_vectors`] with `before` the vector before `bytes` (of which only the
 /// last three lanes count): zeros, or a lead byte in the last lane for the
-/// piece of an input that went before (see `super::piece`). With `OPEN`, an input
-/// that ends inside a sequence passes: the end is left open for the next piece.
+/// chunk of an input that went before (see `super::chunk`). With `OPEN`, an input
+/// that ends inside a sequence passes: the end is left open for the next chunk.
 ///
 /// # Safety
 /// As for [`check_vectors`].

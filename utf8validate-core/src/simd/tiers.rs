@@ -274,7 +274,7 @@ pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p
 }
 
 /// The error lanes of the block at `p`, with `before` the vector before it (zeros
-/// at the start of an input; the carried lead byte before a piece): the three bytes
+/// at the start of an input; the carried lead byte before a chunk): the three bytes
 /// before each vector by shuffles from the one before it ([`vector_errors_after`]).
 ///
 /// # Safety

@@ -81,11 +81,11 @@ pub const RENDER_SAMPLES: &[&[u8]] = &[
     b"\xE2\x82A\xF4\x90\x80\x80\xFE tail \\ \xCE\xB1",
 ];
 
-/// The ways to cut `bytes` into pieces that data-in-pieces tests try, each with a
+/// The ways to cut `bytes` into chunks that data-in-chunks tests try, each with a
 /// label for failure messages: whole, at every point, at every pair of points (for
-/// inputs of up to 24 bytes) and into 1-byte pieces.
+/// inputs of up to 24 bytes) and into 1-byte chunks.
 pub fn splits(bytes: &[u8]) -> Vec<(String, Vec<&[u8]>)> {
-    let mut all = vec![("one piece".to_string(), vec![bytes])];
+    let mut all = vec![("one chunk".to_string(), vec![bytes])];
     for i in 0..=bytes.len() {
         let (a, b) = bytes.split_at(i);
         all.push((format!("split at {i}"), vec![a, b]));
@@ -93,11 +93,11 @@ pub fn splits(bytes: &[u8]) -> Vec<(String, Vec<&[u8]>)> {
     if bytes.len() <= 24 {
         for i in 0..=bytes.len() {
             for j in i..=bytes.len() {
-                let pieces = vec![&bytes[..i], &bytes[i..j], &bytes[j..]];
-                all.push((format!("split at {i},{j}"), pieces));
+                let chunks = vec![&bytes[..i], &bytes[i..j], &bytes[j..]];
+                all.push((format!("split at {i},{j}"), chunks));
             }
         }
     }
-    all.push(("1-byte pieces".to_string(), bytes.chunks(1).collect()));
+    all.push(("1-byte chunks".to_string(), bytes.chunks(1).collect()));
     all
 }

@@ -8,7 +8,7 @@
 pub mod inputs;
 pub mod render;
 
-/// What `check` (and a stream fed `bytes` in any pieces) must give, from std and
+/// What `check` (and a stream fed `bytes` in any chunks) must give, from std and
 /// the draft: offset, maximal-subpart length and kind of the first error.
 pub fn expected_check(bytes: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
     match std_error(bytes) {
@@ -138,16 +138,16 @@ pub fn draft_class(b: u8) -> u8 {
     }
 }
 
-/// Valid text made of `parts.len()` pieces drawn from `pieces`, with up to
+/// Valid text made of `parts.len()` chunks drawn from `chunks`, with up to
 /// `max_edits - 1` random byte edits (replace, insert, delete) that usually make it
 /// ill-formed.
 pub fn mutated_text(
-    pieces: &'static [&'static str],
+    chunks: &'static [&'static str],
     parts: std::ops::Range<usize>,
     max_edits: usize,
 ) -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
     use proptest::prelude::*;
-    let text = prop::collection::vec(prop::sample::select(pieces), parts)
+    let text = prop::collection::vec(prop::sample::select(chunks), parts)
         .prop_map(|parts| parts.concat().into_bytes());
     let edits = prop::collection::vec(
         (any::<prop::sample::Index>(), 0u8..3, any::<u8>()),
