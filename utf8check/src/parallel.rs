@@ -8,7 +8,7 @@
 //! and the number of cores), each checked on its own thread from its own mapping.
 //! Only the verdict comes from here: when a part is not valid (or cannot be
 //! mapped), the caller scans the file in order as before, which finds and reports
-//! each error exactly where a scan in one chunk would.
+//! each error exactly where one scan of the whole file would.
 //!
 //! Each cut is moved forward past the continuation bytes at it (at most three),
 //! which finish the character the part before holds: the parts then start on
