@@ -211,7 +211,9 @@ def sizes_csv_rows(results):
     for kind in ["ascii", "mixed"]:
         for n in range(1, 513):
             row = results.get(f"size-{kind}-{n}")
-            for c, _ in SIZE_CONTENDERS if row else []:
+            if not row:
+                continue
+            for c, _ in SIZE_CONTENDERS:
                 ns, size, cv = row[c]
                 rows.append([f"size-{kind}-{n}", c, size, f"{ns:.3f}",
                              "" if cv is None else f"{100 * cv:.1f}"])
