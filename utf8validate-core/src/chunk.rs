@@ -3,10 +3,13 @@
 //! ([`quick_chunk_state`]) come first, inline in the C entry point; every back end
 //! compiles the rest ([`checked_chunk_state`]) around its own check of a chunk,
 //! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
-//! keeping it in a stream (`crate::Stream`), so that each reaches it in one jump
-//! and has nothing left to do after it ([`ChunkEnd`]). The scalar back end's
-//! entries for a chunk ([`scalar_validate_chunk`], [`scalar_stream_feed`]) are
-//! here too: the machine's check of a chunk, then the same two ends.
+//! handing it on ([`HandOff`]) to a caller above the back ends, the stream, whose
+//! bookkeeping is compiled in after the check, so that each reaches the check in
+//! one jump and has nothing left to do after it ([`ChunkEnd`]). The scalar back end's entries
+//! for a chunk ([`scalar_validate_chunk`], [`scalar_hand_off`]) are here too: the
+//! machine's check of a chunk, then the same two ends.
+
+use core::ffi::c_void;
 
 use crate::ascii::short_ascii;
 use crate::hint::cold_path;
@@ -74,9 +77,9 @@ pub(crate) fn checked_chunk_state(last: State, passed: bool) -> State {
 }
 
 /// What a back end's entry for a chunk does with the state the chunk ends in:
-/// `validate_chunk` returns it ([`ReturnState`]); a stream's entry keeps it with the
-/// count and the last bytes, or finds the exact error (`crate::Stream`). The check
-/// is compiled into each, so that neither calls anything after it.
+/// `validate_chunk` returns it ([`ReturnState`]); the entry for a stream hands it on
+/// ([`HandOff`]). The check is compiled into each, so that neither calls anything
+/// after it.
 pub(crate) trait ChunkEnd {
     /// What the entry returns.
     type Output;
@@ -120,6 +123,35 @@ impl ChunkEnd for ReturnState {
     }
 }
 
+/// The [`ChunkEnd`] of a back end's entry that hands the state on to a caller above
+/// the back ends, the stream: `to` is the caller's data, and the caller implements
+/// `ChunkEnd` for this type where it knows what `to` is (`crate::stream`). The back
+/// ends know only the pointer; the caller's answer is compiled into each back end's
+/// entry, after the check, as [`ReturnState`]'s is.
+pub(crate) struct HandOff {
+    /// The caller's data.
+    to: *mut c_void,
+}
+
+impl HandOff {
+    /// The end that hands a chunk's state on with `to`.
+    ///
+    /// # Safety
+    /// `to` must be what the caller's `ChunkEnd` for `HandOff` takes: for the
+    /// stream, the `*mut Stream` its `feed` handed the back end, in no other use
+    /// until the end is done.
+    #[inline(always)]
+    pub(crate) unsafe fn new(to: *mut c_void) -> Self {
+        HandOff { to }
+    }
+
+    /// The caller's data.
+    #[inline(always)]
+    pub(crate) fn to(&self) -> *mut c_void {
+        self.to
+    }
+}
+
 /// The scalar back end's answer for a chunk of data (see
 /// `crate::dispatch`'s `ValidateChunkFn`): the machine's state after `state`
 /// followed by the `len` bytes at `ptr` ([`scalar_chunk`]).
@@ -140,23 +172,26 @@ pub(crate) unsafe extern "C" fn scalar_validate_chunk(
     scalar_chunk(state, bytes, ReturnState)
 }
 
-/// The scalar back end's entry for a stream's chunk (see `crate::dispatch`'s
-/// `StreamFeedFn`): [`scalar_chunk`] handed to the stream. Out of line: the SIMD
-/// back ends' entries for a stream reach it by a jump, as they reach
+/// The scalar back end's entry for a chunk whose state it hands on (see
+/// `crate::dispatch`'s `HandOffFn`): [`scalar_chunk`] with [`HandOff`]'s end. Out of
+/// line: the SIMD back ends' hand-offs reach it by a jump, as they reach
 /// [`scalar_validate_chunk`].
 ///
 /// # Safety
-/// As for [`scalar_validate_chunk`].
+/// As for [`scalar_validate_chunk`], and `to` must be what `HandOff`'s end takes.
 #[inline(never)]
-pub(crate) unsafe extern "C" fn scalar_stream_feed(
+pub(crate) unsafe extern "C" fn scalar_hand_off(
     state: State,
     ptr: *const u8,
     len: usize,
-    stream: &mut crate::Stream,
+    to: *mut c_void,
 ) -> bool {
-    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`.
-    let bytes = unsafe { core::slice::from_raw_parts(ptr, len) };
-    scalar_chunk(state, bytes, stream)
+    // SAFETY: the caller guarantees `len` readable bytes at the non-NULL `ptr`,
+    // and what `to` is.
+    unsafe {
+        let bytes = core::slice::from_raw_parts(ptr, len);
+        scalar_chunk(state, bytes, HandOff::new(to))
+    }
 }
 
 /// The scalar back end's answer for a chunk after `state` (not ERROR), handed to

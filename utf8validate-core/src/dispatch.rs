@@ -4,7 +4,8 @@
 //! end has entry points with the C calling convention and the arguments of the C
 //! functions: its verdict ([`ValidateFn`]), the offset of the first error
 //! ([`FirstErrorFn`], `len` when valid), the state after a chunk of data
-//! ([`ValidateChunkFn`]) and a stream's answer for a chunk ([`StreamFeedFn`]). The
+//! ([`ValidateChunkFn`]) and the same state handed on to the caller's data
+//! ([`HandOffFn`], for the stream). The
 //! C functions `utf8_validate`, `utf8_first_error`, `utf8_validate_chunk` and
 //! `utf8_stream_feed` end in a jump to them (a tail call), with no saved register
 //! and no conversion of the answer. Around them, written once for every back end:
@@ -23,8 +24,10 @@
 //!   back end for the rest: one check of the chunk from the carried state (its lead
 //!   byte taken as the byte before the chunk), the end left open, and the state the
 //!   chunk ends in read off its last three bytes. The stream's `feed` answers the
-//!   same chunks inline, and jumps to the back end's entry for a stream for the
-//!   rest: the same check, with the stream's bookkeeping after it.
+//!   same chunks inline, and jumps to the back end's [`hand_off`] for the rest: the
+//!   same check, then the stream's bookkeeping, compiled in from the stream's
+//!   `ChunkEnd` for `crate::chunk::HandOff`; the back ends know the stream only as
+//!   a pointer.
 //!
 //! # Choosing the back end
 //!
@@ -54,6 +57,7 @@
 //! later changes nothing. It is not meant for production use. It is read with the C
 //! library's `getenv`, which allocates nothing.
 
+use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::ascii::{short_ascii, SHORT};
@@ -62,7 +66,6 @@ use crate::scalar;
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::State;
-use crate::stream::Stream;
 
 /// A back end's first error: the offset of the first byte of the first ill-formed
 /// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
@@ -91,14 +94,14 @@ type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
 /// longer chunks, so that neither tests the length the C entry point has tested.
 type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
-/// A back end's answer for a chunk fed to `stream` (`crate::Stream::feed`): the
-/// check of a [`ValidateChunkFn`] from the carried `state`, then the stream's
-/// bookkeeping (`true`), or the exact path for an error (`false`). Calling one is
-/// `unsafe`, as for [`ValidateChunkFn`], whose contract on `state` and `len` it
-/// has; `stream` is the stream being fed. Each back end has two, as for
-/// [`ValidateChunkFn`].
-type StreamFeedFn =
-    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, stream: &mut Stream) -> bool;
+/// A back end's check of a chunk, as for a [`ValidateChunkFn`], with the state
+/// then handed on with `to` (`crate::chunk::HandOff`), whose answer it returns: how
+/// the stream's `feed` checks a chunk and keeps its bookkeeping, which the back
+/// ends know nothing of. Calling one is `unsafe`, as for [`ValidateChunkFn`], whose
+/// contract on `state` and `len` it has, and `to` must be what `HandOff`'s end
+/// takes. Each back end has two, as for [`ValidateChunkFn`].
+type HandOffFn =
+    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, to: *mut c_void) -> bool;
 
 /// One back end.
 struct Implementation {
@@ -115,10 +118,10 @@ struct Implementation {
     validate_chunk: ValidateChunkFn,
     /// Its answer for a longer chunk.
     validate_chunk_long: ValidateChunkFn,
-    /// Its answer for a stream's chunk of at most `crate::ascii::SHORT` bytes.
-    stream_feed: StreamFeedFn,
-    /// Its answer for a stream's longer chunk.
-    stream_feed_long: StreamFeedFn,
+    /// Its hand-off of a chunk of at most `crate::ascii::SHORT` bytes.
+    hand_off: HandOffFn,
+    /// Its hand-off of a longer chunk.
+    hand_off_long: HandOffFn,
 }
 
 fn always() -> bool {
@@ -135,8 +138,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::avx512::validate,
         validate_chunk: simd::x86::avx512::validate_chunk,
         validate_chunk_long: simd::x86::avx512::validate_chunk_long,
-        stream_feed: simd::x86::avx512::stream_feed,
-        stream_feed_long: simd::x86::avx512::stream_feed_long,
+        hand_off: simd::x86::avx512::hand_off,
+        hand_off_long: simd::x86::avx512::hand_off_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -146,8 +149,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::avx2::validate,
         validate_chunk: simd::x86::avx2::validate_chunk,
         validate_chunk_long: simd::x86::avx2::validate_chunk_long,
-        stream_feed: simd::x86::avx2::stream_feed,
-        stream_feed_long: simd::x86::avx2::stream_feed_long,
+        hand_off: simd::x86::avx2::hand_off,
+        hand_off_long: simd::x86::avx2::hand_off_long,
     },
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Implementation {
@@ -157,8 +160,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::x86::ssse3::validate,
         validate_chunk: simd::x86::ssse3::validate_chunk,
         validate_chunk_long: simd::x86::ssse3::validate_chunk_long,
-        stream_feed: simd::x86::ssse3::stream_feed,
-        stream_feed_long: simd::x86::ssse3::stream_feed_long,
+        hand_off: simd::x86::ssse3::hand_off,
+        hand_off_long: simd::x86::ssse3::hand_off_long,
     },
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
     Implementation {
@@ -168,8 +171,8 @@ static IMPLEMENTATIONS: &[Implementation] = &[
         validate: simd::aarch64::neon::validate,
         validate_chunk: simd::aarch64::neon::validate_chunk,
         validate_chunk_long: simd::aarch64::neon::validate_chunk_long,
-        stream_feed: simd::aarch64::neon::stream_feed,
-        stream_feed_long: simd::aarch64::neon::stream_feed_long,
+        hand_off: simd::aarch64::neon::hand_off,
+        hand_off_long: simd::aarch64::neon::hand_off_long,
     },
     SCALAR,
 ];
@@ -182,8 +185,8 @@ const SCALAR: Implementation = Implementation {
     validate: scalar::scalar_validate,
     validate_chunk: chunk::scalar_validate_chunk,
     validate_chunk_long: chunk::scalar_validate_chunk,
-    stream_feed: chunk::scalar_stream_feed,
-    stream_feed_long: chunk::scalar_stream_feed,
+    hand_off: chunk::scalar_hand_off,
+    hand_off_long: chunk::scalar_hand_off,
 };
 
 /// The environment variable that forces a back end, for tests; see the module docs.
@@ -237,8 +240,8 @@ static DETECT: Implementation = Implementation {
     validate: detect_validate,
     validate_chunk: detect_validate_chunk,
     validate_chunk_long: detect_validate_chunk_long,
-    stream_feed: detect_stream_feed,
-    stream_feed_long: detect_stream_feed_long,
+    hand_off: detect_hand_off,
+    hand_off_long: detect_hand_off_long,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -305,34 +308,33 @@ unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, le
     unsafe { (detect().validate_chunk_long)(state, ptr, len) }
 }
 
-/// [`DETECT`]'s answer for a stream's chunk: detects, then runs the chosen back
+/// [`DETECT`]'s hand-off: detects, then runs the chosen back end's.
+///
+/// # Safety
+/// None beyond [`HandOffFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_hand_off(
+    state: State,
+    ptr: *const u8,
+    len: usize,
+    to: *mut c_void,
+) -> bool {
+    // SAFETY: as in `detect_first_error`.
+    unsafe { (detect().hand_off)(state, ptr, len, to) }
+}
+
+/// [`DETECT`]'s hand-off of a longer chunk: detects, then runs the chosen back
 /// end's.
 ///
 /// # Safety
-/// None beyond [`StreamFeedFn`]'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_stream_feed(
+/// None beyond [`HandOffFn`]'s: it only calls one that this CPU supports.
+unsafe extern "C" fn detect_hand_off_long(
     state: State,
     ptr: *const u8,
     len: usize,
-    stream: &mut Stream,
+    to: *mut c_void,
 ) -> bool {
     // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().stream_feed)(state, ptr, len, stream) }
-}
-
-/// [`DETECT`]'s answer for a stream's longer chunk: detects, then runs the chosen
-/// back end's.
-///
-/// # Safety
-/// None beyond [`StreamFeedFn`]'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_stream_feed_long(
-    state: State,
-    ptr: *const u8,
-    len: usize,
-    stream: &mut Stream,
-) -> bool {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().stream_feed_long)(state, ptr, len, stream) }
+    unsafe { (detect().hand_off_long)(state, ptr, len, to) }
 }
 
 /// The cached back end.
@@ -378,17 +380,18 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
     unsafe { validate_chunk_with(state, bytes, current) }
 }
 
-/// A stream's chunk that `crate::chunk::quick_chunk_state` left to a back end
-/// (`state` is the carried state): the jump to the cached back end's entry for a
-/// stream, which checks it and answers for the stream (`crate::Stream::checked`).
+/// A chunk that `crate::chunk::quick_chunk_state` left to a back end, from the
+/// carried `state`: the jump to the cached back end's [`HandOffFn`], which checks
+/// it and hands the state on with `to`; its answer.
 ///
 /// # Safety
-/// `state` is not ERROR and `bytes` has at least 3 bytes.
+/// `state` is not ERROR, `bytes` has at least 3 bytes, and `to` must be what
+/// `crate::chunk::HandOff`'s end takes.
 #[inline(always)]
-pub(crate) unsafe fn stream_feed(state: State, bytes: &[u8], stream: &mut Stream) -> bool {
+pub(crate) unsafe fn hand_off(state: State, bytes: &[u8], to: *mut c_void) -> bool {
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); the
     // rest is the caller's contract.
-    unsafe { stream_feed_with(state, bytes, stream, current) }
+    unsafe { hand_off_with(state, bytes, to, current) }
 }
 
 /// [`validate`] with the back end that `backend()` returns (asked only when the
@@ -427,7 +430,7 @@ unsafe fn first_error_with(
 /// [`validate_chunk`] with the back end that `backend()` returns (asked only when
 /// the chunk needs a vector check): `crate::chunk`'s answers without a check, then
 /// a jump to the back end. The stream's `feed` makes the same answers inline and
-/// jumps to the back end's entry for a stream ([`stream_feed_with`]).
+/// jumps to the back end's hand-off ([`hand_off_with`]).
 ///
 /// # Safety
 /// `backend` must return a back end that this CPU supports.
@@ -473,27 +476,28 @@ unsafe fn check_chunk_with(
     }
 }
 
-/// The jump to the `stream_feed` of the back end that `backend()` returns or, for
-/// a chunk longer than [`SHORT`], its `stream_feed_long`.
+/// The jump to the `hand_off` of the back end that `backend()` returns or, for a
+/// chunk longer than [`SHORT`], its `hand_off_long`.
 ///
 /// # Safety
-/// `backend` must return a back end that this CPU supports; `state` is not ERROR
-/// and `bytes` has at least 3 bytes (the contract of [`StreamFeedFn`]).
+/// `backend` must return a back end that this CPU supports; `state` is not ERROR,
+/// `bytes` has at least 3 bytes, and `to` is what `crate::chunk::HandOff`'s end
+/// takes (the contract of [`HandOffFn`]).
 #[inline(always)]
-unsafe fn stream_feed_with(
+unsafe fn hand_off_with(
     state: State,
     bytes: &[u8],
-    stream: &mut Stream,
+    to: *mut c_void,
     backend: impl FnOnce() -> &'static Implementation,
 ) -> bool {
     let imp = backend();
     let (ptr, len) = (bytes.as_ptr(), bytes.len());
-    // SAFETY: as in `check_chunk_with`.
+    // SAFETY: as in `check_chunk_with`, and the caller's guarantee on `to`.
     unsafe {
         if len > SHORT {
-            (imp.stream_feed_long)(state, ptr, len, stream)
+            (imp.hand_off_long)(state, ptr, len, to)
         } else {
-            (imp.stream_feed)(state, ptr, len, stream)
+            (imp.hand_off)(state, ptr, len, to)
         }
     }
 }
@@ -503,7 +507,7 @@ unsafe fn stream_feed_with(
 pub mod backends {
     use super::{Implementation, IMPLEMENTATIONS};
     use crate::state_machine::State;
-    use crate::stream::Stream;
+    use core::ffi::c_void;
 
     /// A back end that this CPU supports, with the crate's entry points run
     /// through it (short-input path included, exactly as the crate runs them).
@@ -546,13 +550,15 @@ pub mod backends {
             unsafe { super::validate_chunk_with(state, bytes, || self.imp) }
         }
 
-        /// [`Stream::feed`] through this back end.
-        pub fn feed(&self, stream: &mut Stream, bytes: &[u8]) -> bool {
-            stream.feed_with(bytes, |state, bytes, stream| {
-                // SAFETY: `self.imp` runs on this CPU (see `available`);
-                // `feed_with` gives a state other than ERROR and 3 bytes or more.
-                unsafe { super::stream_feed_with(state, bytes, stream, || self.imp) }
-            })
+        /// `crate::dispatch::hand_off` through this back end (for the stream's
+        /// `feed`: see `Backend::feed` in `crate::stream`).
+        ///
+        /// # Safety
+        /// As for `crate::dispatch::hand_off`.
+        pub(crate) unsafe fn hand_off(&self, state: State, bytes: &[u8], to: *mut c_void) -> bool {
+            // SAFETY: `self.imp` runs on this CPU (see `available`); the rest is
+            // the caller's contract.
+            unsafe { super::hand_off_with(state, bytes, to, || self.imp) }
         }
     }
 

@@ -49,6 +49,14 @@
 //! library's `extern "C"` functions are a thin layer over these (the `utf8validate`
 //! package at the top of the repository).
 //!
+//! Each module uses only those before it in this list, the order of that path: the
+//! draft's machine ([`state_machine`]); lead and continuation bytes (`sequence`,
+//! `ascii`); the engines, which check bytes (`scalar`, `chunk` for data in chunks,
+//! `simd`); `dispatch`; the Rust API ([`diagnostics`], [`stream`], [`escape`] and the
+//! functions here). The back ends know nothing of the [`Stream`]: they hand a
+//! chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
+//! its bookkeeping into them through its `ChunkEnd` for that type.
+//!
 //! ## Guarantees (Rust and C alike)
 //!
 //! - No allocation and no I/O. The only global state besides read-only tables is the

@@ -7,8 +7,10 @@
 //! input so far ends inside), the draft machine's state after them, and the first
 //! error once one is seen. Each chunk is checked as [`crate::validate_chunk`] checks
 //! it (the same mechanism), from the carried state: the same answers inline, and
-//! for the rest a jump to the back end, whose entry for a stream is the same check
-//! with the bookkeeping after it (`crate::chunk::ChunkEnd`). The bookkeeping is
+//! for the rest a jump to the back end's hand-off: the same check, then the
+//! bookkeeping, which this module compiles into each back end after its check (its
+//! `ChunkEnd` for `crate::chunk::HandOff`); the back ends know the stream only as a
+//! pointer. The bookkeeping is
 //! the same whether the chunk ends on a character boundary or inside a sequence
 //! (for text in chunks, a coin toss that a branch would mispredict). Only a chunk
 //! that holds an error is looked at again, to find that error exactly; only an
@@ -27,8 +29,11 @@
 //! );
 //! ```
 
-use crate::chunk::{quick_chunk_state, scalar_stream_feed, ChunkEnd};
+use core::ffi::c_void;
+
+use crate::chunk::{quick_chunk_state, scalar_hand_off, ChunkEnd, HandOff};
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
+use crate::dispatch::backends::Backend;
 use crate::hint::cold_path;
 use crate::sequence::{is_lead, sequence_length};
 use crate::state_machine::{run, State};
@@ -146,22 +151,22 @@ impl Stream {
     /// [`finish`](Self::finish) reports the first error. An empty chunk changes
     /// nothing. Allocation-free; reads only `bytes`.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
-        self.feed_with(bytes, |state, bytes, stream| {
-            // SAFETY: `feed_with` calls this only with what `stream_feed` needs.
-            unsafe { crate::dispatch::stream_feed(state, bytes, stream) }
+        self.feed_with(bytes, |state, bytes, to| {
+            // SAFETY: `feed_with` calls this only with what `hand_off` needs.
+            unsafe { crate::dispatch::hand_off(state, bytes, to) }
         })
     }
 
     /// [`feed`](Self::feed), with `back_end` for the chunks that need a vector
     /// check: it is called last, with the carried state (not ERROR), a chunk of at
-    /// least 3 bytes and the stream, and checks the chunk and answers as
-    /// [`checked`](Self::checked) does. `crate::dispatch` gives the cached back
-    /// end's; tests give each back end's.
+    /// least 3 bytes and the stream as a pointer, and must check the chunk and hand
+    /// its state on with the pointer (`HandOff`'s end, below: a back end's hand-off;
+    /// `crate::dispatch` gives the cached back end's, tests each back end's).
     #[inline(always)]
-    pub(crate) fn feed_with(
+    fn feed_with(
         &mut self,
         bytes: &[u8],
-        back_end: impl FnOnce(State, &[u8], &mut Stream) -> bool,
+        back_end: impl FnOnce(State, &[u8], *mut c_void) -> bool,
     ) -> bool {
         // The state's byte alone (a load wider than the last chunk's store of
         // `end` would wait for that store to reach the cache).
@@ -179,7 +184,7 @@ impl Stream {
         // state and keeps the count, the last bytes and the state it leaves.
         let state = self.carried_state();
         let Some(next) = quick_chunk_state(state, bytes) else {
-            return back_end(state, bytes, self);
+            return back_end(state, bytes, (self as *mut Stream).cast());
         };
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
@@ -200,8 +205,8 @@ impl Stream {
 
     /// The answer of [`feed`](Self::feed) for a chunk after which the machine is in
     /// `next`: ERROR when the chunk holds an ill-formed sequence, which the exact
-    /// path then finds; else the bookkeeping. Inlined into each back end's entry for
-    /// a stream.
+    /// path then finds; else the bookkeeping. Compiled into each back end's
+    /// hand-off (`HandOff`'s end, below).
     #[inline(always)]
     fn checked(&mut self, bytes: &[u8], next: State) -> bool {
         if next == State::Error {
@@ -424,21 +429,36 @@ impl Stream {
     }
 }
 
-/// A stream's entry in each back end hands the chunk's state to the stream: the
-/// exact path for an error, else the bookkeeping ([`Stream::checked`]).
-impl ChunkEnd for &mut Stream {
+/// The stream's end of a back end's hand-off: `to` is the stream being fed (as
+/// [`Stream::feed_with`] hands it to the back end), and the chunk's state goes to
+/// [`Stream::checked`], compiled into each back end after its check.
+impl ChunkEnd for HandOff {
     type Output = bool;
 
     #[inline(always)]
     fn end(self, bytes: &[u8], next: State) -> bool {
-        self.checked(bytes, next)
+        // SAFETY: `HandOff::new`'s caller guarantees that `to` is the stream
+        // being fed, as `feed_with` handed it to the back end, in no other use.
+        let stream = unsafe { &mut *self.to().cast::<Stream>() };
+        stream.checked(bytes, next)
     }
 
     #[inline(always)]
     unsafe fn scalar(self, state: State, bytes: &[u8]) -> bool {
         // SAFETY: the slice's own pointer and length; the caller guarantees the
-        // state.
-        unsafe { scalar_stream_feed(state, bytes.as_ptr(), bytes.len(), self) }
+        // state, and `to` is the stream, as in `end`.
+        unsafe { scalar_hand_off(state, bytes.as_ptr(), bytes.len(), self.to()) }
+    }
+}
+
+impl Backend {
+    /// [`Stream::feed`] through this back end, for tests.
+    pub fn feed(&self, stream: &mut Stream, bytes: &[u8]) -> bool {
+        stream.feed_with(bytes, |state, bytes, to| {
+            // SAFETY: `feed_with` gives a state other than ERROR, 3 bytes or
+            // more, and the stream as `to`.
+            unsafe { self.hand_off(state, bytes, to) }
+        })
     }
 }
 

@@ -3,11 +3,11 @@
 
 /// The entry points of a back end, for its vector type `$V` and target feature
 /// `$feature` (named `$name` in the docs): `first_error`, `validate`,
-/// `validate_chunk`, `validate_chunk_long`, `stream_feed` and `stream_feed_long`,
+/// `validate_chunk`, `validate_chunk_long`, `hand_off` and `hand_off_long`,
 /// which `crate::dispatch` caches, and the
 /// out-of-line `first_error_long`, `validate_long`, `first_error_tiered`,
 /// `tiered` (the generic `check_tiered`), `validate_chunk_tiered` and
-/// `stream_feed_tiered` they reach. Each is the generic function of
+/// `hand_off_tiered` they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
@@ -124,74 +124,74 @@ macro_rules! entry_points {
             }
         }
 
-        #[doc = concat!("A stream's answer for a chunk with ", $name, ", for `crate::dispatch`'s")]
-        /// `stream_feed` (`crate::Stream::feed`): the check of [`validate_chunk`],
-        /// then the stream's bookkeeping, or the exact path for an error. A jump
-        /// from the C entry point.
+        #[doc = concat!("The check of [`validate_chunk`] with ", $name, ", the state then")]
+        /// handed on with `to` (`crate::chunk::HandOff`), for `crate::dispatch`'s
+        /// `hand_off`, by which the stream's `feed` checks a chunk and keeps its
+        /// bookkeeping. A jump from the C entry point.
         ///
         /// # Safety
-        /// As for [`validate_chunk`].
+        /// As for [`validate_chunk`], and `to` must be what `HandOff`'s end takes.
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn stream_feed(
+        pub(crate) unsafe extern "C" fn hand_off(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
-            stream: &mut $crate::Stream,
+            to: *mut core::ffi::c_void,
         ) -> bool {
-            // SAFETY: as in `validate_chunk`.
+            // SAFETY: as in `validate_chunk`, and the caller's guarantee on `to`.
             unsafe {
                 $crate::simd::check_chunk::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    stream,
+                    $crate::chunk::HandOff::new(to),
                 )
             }
         }
 
-        /// [`stream_feed`] for chunks longer than one block: a jump from the C
-        /// entry point, and on to [`stream_feed_tiered`] by another.
+        /// [`hand_off`] for chunks longer than one block: a jump from the C entry
+        /// point, and on to [`hand_off_tiered`] by another.
         ///
         /// # Safety
-        /// As for [`validate_chunk_long`].
+        /// As for [`validate_chunk_long`] and [`hand_off`].
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        pub(crate) unsafe extern "C" fn stream_feed_long(
+        pub(crate) unsafe extern "C" fn hand_off_long(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
-            stream: &mut $crate::Stream,
+            to: *mut core::ffi::c_void,
         ) -> bool {
-            // SAFETY: as in `validate_chunk_long`.
+            // SAFETY: as in `validate_chunk_long` and `hand_off`.
             unsafe {
                 $crate::simd::check_chunk_long::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    stream,
-                    |state, bytes, stream| {
-                        stream_feed_tiered(state, bytes.as_ptr(), bytes.len(), stream)
+                    $crate::chunk::HandOff::new(to),
+                    |state, bytes, end| {
+                        hand_off_tiered(state, bytes.as_ptr(), bytes.len(), end.to())
                     },
                 )
             }
         }
 
-        /// [`stream_feed`] for chunks longer than four blocks, out of line.
+        /// [`hand_off`] for chunks longer than four blocks, out of line.
         ///
         /// # Safety
-        /// As for [`validate_chunk_tiered`].
+        /// As for [`validate_chunk_tiered`] and [`hand_off`].
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        unsafe extern "C" fn stream_feed_tiered(
+        unsafe extern "C" fn hand_off_tiered(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
-            stream: &mut $crate::Stream,
+            to: *mut core::ffi::c_void,
         ) -> bool {
-            // SAFETY: as in `validate_chunk_tiered`.
+            // SAFETY: as in `validate_chunk_tiered` and `hand_off`.
             unsafe {
                 $crate::simd::check_chunk_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
-                    stream,
+                    $crate::chunk::HandOff::new(to),
                 )
             }
         }
