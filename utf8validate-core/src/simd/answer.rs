@@ -4,7 +4,7 @@
 
 use crate::scalar::{first_error_from_boundary, scalar_first_error, scalar_validate};
 
-/// What [`super::check`] answers: the offset of the first error, `usize` (`len`
+/// What [`super::short::check`] answers: the offset of the first error, `usize` (`len`
 /// when valid), for the back ends' `first_error`, or the verdict alone, `bool`,
 /// for their `validate`. Each answer has its own out-of-line fallbacks
 /// (the scalar machine for inputs too short for a vector, and, for the offset,

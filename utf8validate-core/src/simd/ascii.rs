@@ -1,7 +1,7 @@
 //! The ASCII fast paths: whole blocks of ASCII are tested with one OR-reduction
 //! and need nothing else checked.
 
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 
 /// Blocks per step inside a run of ASCII (one OR-reduction and one branch per
 /// 256 bytes).

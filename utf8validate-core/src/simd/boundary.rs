@@ -1,7 +1,7 @@
 //! Where sequences end, lane by lane: whether a vector's bytes end inside a sequence.
 //! (The byte-by-byte forms are in `crate::sequence`.)
 
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 
 /// Non-zero lanes iff the `BYTES` bytes at `p` end inside a sequence (see
 /// [`INCOMPLETE_LIMITS`]).

@@ -13,7 +13,7 @@
 use super::long::{check_tiered, leading_ascii};
 use super::medium::{check_medium, MEDIUM};
 use super::short::{check_vectors_after, short_errors_after};
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 use crate::chunk::{checked_chunk_state, ChunkEnd, CHUNK_FROM};
 use crate::hint::cold_path;
 use crate::sequence::open_state;

@@ -12,11 +12,11 @@
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
     ($V:ty, $feature:literal, $name:literal) => {
-        #[doc = concat!("The first error by [`crate::simd::check`] with ", $name, ", with the")]
+        #[doc = concat!("The first error by [`crate::simd::short::check`] with ", $name, ", with the")]
         /// C calling convention, for `crate::dispatch`'s `first_error`: the offset
         /// of the first byte of the first ill-formed sequence, or `len` when there
         /// is none. A jump from the C entry point, and on to [`first_error_long`]
-        /// or a scalar fallback by another (see `crate::simd::Answer`).
+        /// or a scalar fallback by another (see `crate::simd::answer::Answer`).
         ///
         /// # Safety
         /// The CPU must support the back end's instruction set ([`available`]), and
@@ -28,16 +28,17 @@ macro_rules! entry_points {
             // bytes at the non-NULL `ptr`, and `first_error_long` gets them back
             // unchanged.
             unsafe {
-                $crate::simd::check::<$V, usize>(core::slice::from_raw_parts(ptr, len), |bytes| {
-                    first_error_long(bytes.as_ptr(), bytes.len())
-                })
+                $crate::simd::short::check::<$V, usize>(
+                    core::slice::from_raw_parts(ptr, len),
+                    |bytes| first_error_long(bytes.as_ptr(), bytes.len()),
+                )
             }
         }
 
-        #[doc = concat!("[`crate::simd::check`]'s verdict with ", $name, ", with the C")]
+        #[doc = concat!("[`crate::simd::short::check`]'s verdict with ", $name, ", with the C")]
         /// calling convention, for `crate::dispatch`'s `validate`: a jump from the
         /// C entry point, and on to [`validate_long`] or a scalar fallback by
-        /// another (see `crate::simd::Answer`).
+        /// another (see `crate::simd::answer::Answer`).
         ///
         /// # Safety
         /// As for [`first_error`].
@@ -45,20 +46,21 @@ macro_rules! entry_points {
         pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
             // SAFETY: as in `first_error`.
             unsafe {
-                $crate::simd::check::<$V, bool>(core::slice::from_raw_parts(ptr, len), |bytes| {
-                    validate_long(bytes.as_ptr(), bytes.len())
-                })
+                $crate::simd::short::check::<$V, bool>(
+                    core::slice::from_raw_parts(ptr, len),
+                    |bytes| validate_long(bytes.as_ptr(), bytes.len()),
+                )
             }
         }
 
         #[doc = concat!("The answer for a chunk of data with ", $name, ", for")]
         /// `crate::dispatch`'s `validate_chunk`: the machine's state after `state`
         /// followed by the `len` bytes at `ptr` (at most one block), by
-        /// [`crate::simd::check_chunk`]. A jump from the C entry point.
+        /// [`crate::simd::chunk::check_chunk`]. A jump from the C entry point.
         ///
         /// # Safety
         /// As for [`first_error`], `state` is not ERROR and `3 <= len <= BLOCK`
-        /// (`crate::chunk::CHUNK_FROM`, `simd::BLOCK`).
+        /// (`crate::chunk::CHUNK_FROM`, `BLOCK`).
         #[target_feature(enable = $feature)]
         pub(crate) unsafe extern "C" fn validate_chunk(
             state: $crate::State,
@@ -68,7 +70,7 @@ macro_rules! entry_points {
             // SAFETY: as in `first_error`, and the caller's guarantees on `state`
             // and `len`.
             unsafe {
-                $crate::simd::check_chunk::<$V, _>(
+                $crate::simd::chunk::check_chunk::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::ReturnState,
@@ -77,11 +79,11 @@ macro_rules! entry_points {
         }
 
         /// [`validate_chunk`] for chunks longer than one block
-        /// ([`crate::simd::check_chunk_long`]): a jump from the C entry point, and
+        /// ([`crate::simd::chunk::check_chunk_long`]): a jump from the C entry point, and
         /// on to [`validate_chunk_tiered`] by another.
         ///
         /// # Safety
-        /// As for [`first_error`], `state` is not ERROR and `len > simd::BLOCK`.
+        /// As for [`first_error`], `state` is not ERROR and `len > BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
         pub(crate) unsafe extern "C" fn validate_chunk_long(
@@ -93,7 +95,7 @@ macro_rules! entry_points {
             // `len > BLOCK`; `validate_chunk_tiered` gets the chunk back unchanged
             // when it is longer than `MEDIUM`.
             unsafe {
-                $crate::simd::check_chunk_long::<$V, _>(
+                $crate::simd::chunk::check_chunk_long::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::ReturnState,
@@ -103,10 +105,10 @@ macro_rules! entry_points {
         }
 
         /// [`validate_chunk`] for chunks longer than four blocks
-        /// ([`crate::simd::check_chunk_tiered`]), out of line.
+        /// ([`crate::simd::chunk::check_chunk_tiered`]), out of line.
         ///
         /// # Safety
-        /// As for [`first_error`], `state` is not ERROR and `len > 4 * simd::BLOCK`.
+        /// As for [`first_error`], `state` is not ERROR and `len > 4 * BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
         unsafe extern "C" fn validate_chunk_tiered(
@@ -116,7 +118,7 @@ macro_rules! entry_points {
         ) -> $crate::State {
             // SAFETY: as in `first_error`, and the caller's guarantee on `len`.
             unsafe {
-                $crate::simd::check_chunk_tiered::<$V, _>(
+                $crate::simd::chunk::check_chunk_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::ReturnState,
@@ -140,7 +142,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk`, and the caller's guarantee on `to`.
             unsafe {
-                $crate::simd::check_chunk::<$V, _>(
+                $crate::simd::chunk::check_chunk::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::HandOff::new(to),
@@ -163,7 +165,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk_long` and `hand_off`.
             unsafe {
-                $crate::simd::check_chunk_long::<$V, _>(
+                $crate::simd::chunk::check_chunk_long::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::HandOff::new(to),
@@ -188,7 +190,7 @@ macro_rules! entry_points {
         ) -> bool {
             // SAFETY: as in `validate_chunk_tiered` and `hand_off`.
             unsafe {
-                $crate::simd::check_chunk_tiered::<$V, _>(
+                $crate::simd::chunk::check_chunk_tiered::<$V, _>(
                     state,
                     core::slice::from_raw_parts(ptr, len),
                     $crate::chunk::HandOff::new(to),
@@ -197,13 +199,13 @@ macro_rules! entry_points {
         }
 
         /// [`first_error`] for inputs longer than one block: the generic
-        /// [`crate::simd::check_long`] with the exact offset of the first error
+        /// [`crate::simd::long::check_long`] with the exact offset of the first error
         /// (`len` when valid) and the C calling convention, out of line, so that
         /// [`first_error`] reaches it by a jump, and it [`first_error_tiered`] by
         /// another.
         ///
         /// # Safety
-        /// As for [`first_error`], and `len > simd::BLOCK`.
+        /// As for [`first_error`], and `len > BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
         unsafe extern "C" fn first_error_long(ptr: *const u8, len: usize) -> usize {
@@ -211,7 +213,7 @@ macro_rules! entry_points {
             // `ptr`, the feature and `len > BLOCK`; `first_error_tiered` gets
             // them back unchanged.
             unsafe {
-                $crate::simd::check_long::<$V, usize>(
+                $crate::simd::long::check_long::<$V, usize>(
                     core::slice::from_raw_parts(ptr, len),
                     |bytes, at| first_error_tiered(bytes.as_ptr(), bytes.len(), at),
                 )
@@ -219,19 +221,19 @@ macro_rules! entry_points {
         }
 
         /// [`validate`] for inputs longer than one block: the generic
-        /// [`crate::simd::check_long`] with a `bool` answer and the C calling
+        /// [`crate::simd::long::check_long`] with a `bool` answer and the C calling
         /// convention, out of line, so that [`validate`] reaches it by a jump and
         /// its answer needs no conversion.
         ///
         /// # Safety
-        /// As for [`validate`], and `len > simd::BLOCK`.
+        /// As for [`validate`], and `len > BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
         unsafe extern "C" fn validate_long(ptr: *const u8, len: usize) -> bool {
             // SAFETY: the caller guarantees `len` readable bytes at the non-NULL
             // `ptr`, the feature and `len > BLOCK`.
             unsafe {
-                $crate::simd::check_long::<$V, bool>(
+                $crate::simd::long::check_long::<$V, bool>(
                     core::slice::from_raw_parts(ptr, len),
                     |bytes, at| tiered(bytes, at).is_none(),
                 )
@@ -252,12 +254,12 @@ macro_rules! entry_points {
                 let bytes = core::slice::from_raw_parts(ptr, len);
                 match tiered(bytes, at) {
                     None => len,
-                    Some(passed) => $crate::simd::offset_from_boundary(bytes, passed),
+                    Some(passed) => $crate::simd::answer::offset_from_boundary(bytes, passed),
                 }
             }
         }
 
-        #[doc = concat!("[`crate::simd::check_tiered`] with ", $name, ", out of line.")]
+        #[doc = concat!("[`crate::simd::long::check_tiered`] with ", $name, ", out of line.")]
         ///
         /// # Safety
         /// As for [`validate_long`], and `at` is where the generic `check_long`
@@ -267,10 +269,10 @@ macro_rules! entry_points {
         unsafe fn tiered(bytes: &[u8], at: usize) -> Option<usize> {
             // SAFETY: as in `first_error`.
             unsafe {
-                $crate::simd::check_tiered::<$V, false>(
+                $crate::simd::long::check_tiered::<$V, false>(
                     bytes,
                     at,
-                    <$V as $crate::simd::Vector>::splat(0),
+                    <$V as $crate::simd::vector::Vector>::splat(0),
                 )
             }
         }

@@ -6,19 +6,19 @@ use super::ascii::{is_ascii, skip_ascii};
 use super::medium::{check_medium, failing_medium_block, MEDIUM};
 use super::rules::{Constants, FULL};
 use super::tiers::{block_errors, block_errors_after, check_stretch, Stretch};
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 use crate::sequence::ends_inside_sequence;
 
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
 const ALIGN_FROM: usize = 16 * BLOCK;
 
-/// [`super::check`] for inputs longer than one block: an input of at most
+/// [`super::short::check`] for inputs longer than one block: an input of at most
 /// [`MEDIUM`] bytes by [`check_medium`] (on an error, the block it is in by
 /// [`failing_medium_block`], for the offset); a longer one has its leading ASCII
 /// skipped ([`leading_ascii`]) and the rest goes to the tiered loop, `tiered` (the
 /// back end's [`check_tiered`] with the answer `A`).
 /// Each back end compiles it into a function of its own per answer that
-/// [`super::check`] reaches by a jump (`long`); as every path ends in an answer
+/// [`super::short::check`] reaches by a jump (`long`); as every path ends in an answer
 /// or a jump to `tiered`, it saves no register.
 ///
 /// # Safety

@@ -9,7 +9,7 @@ use super::short::check_vectors_after;
 use super::tiers::{
     block_errors, block_errors_after, block_max, failing_block, inner_block_errors,
 };
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 
 /// Inputs up to this long are checked by [`check_medium`]; longer ones by the
 /// tiered loop (`super::check_tiered`), whose set-up (saved registers,

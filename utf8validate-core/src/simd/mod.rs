@@ -1,5 +1,6 @@
 //! Vectorised validation: the Keiser-Lemire "lookup" algorithm, written once over a
-//! small [`Vector`] trait and instantiated per instruction set in the submodules.
+//! small [`Vector`](vector::Vector) trait and instantiated per instruction set in
+//! the submodules.
 //!
 //! # The algorithm
 //!
@@ -57,8 +58,8 @@
 //!
 //! The vector checks find `None` (valid) or `Some(g)`: invalid, and every check
 //! before offset `g` passed, so `bytes[..g]` is a prefix of some well-formed
-//! string. [`check`] answers the verdict (a back end's `validate`), or the exact
-//! offset of the first error (its `first_error`), found by the scalar machine
+//! string. [`short::check`] answers the verdict (a back end's `validate`), or the
+//! exact offset of the first error (its `first_error`), found by the scalar machine
 //! started at the last character boundary at or before `g`
 //! (`crate::scalar::first_error_from_boundary`).
 //!
@@ -66,15 +67,15 @@
 //!
 //! # Layout
 //!
-//! - [`vector`]: the [`Vector`] trait, the few operations each instruction set
-//!   provides (`x86`, `aarch64`).
+//! - [`vector`]: the [`Vector`](vector::Vector) trait, the few operations each
+//!   instruction set provides (`x86`, `aarch64`), and the block size.
 //! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
-//! - [`short`]: inputs of at most one block ([`check`]).
+//! - [`short`]: inputs of at most one block ([`short::check`]).
 //! - [`chunk`]: chunks of data in chunks, checked from the state the chunk before
-//!   left, with the end left open ([`check_chunk`]).
+//!   left, with the end left open ([`chunk::check_chunk`]).
 //! - [`medium`]: inputs of two to four blocks, without the tiered loop's set-up.
-//! - [`long`]: longer inputs: leading ASCII, then the tiered loop ([`check_long`],
-//!   [`check_tiered`]).
+//! - [`long`]: longer inputs: leading ASCII, then the tiered loop ([`long::check_long`],
+//!   [`long::check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
 //! - [`ascii`]: the ASCII fast paths.
 //! - [`boundary`]: whether a vector's bytes end inside a sequence (the byte-by-byte
@@ -98,16 +99,6 @@ mod vector;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod x86;
 
-pub(crate) use answer::offset_from_boundary;
-pub(crate) use chunk::{check_chunk, check_chunk_long, check_chunk_tiered};
-pub(crate) use entry::entry_points;
-pub(crate) use long::{check_long, check_tiered};
-pub(crate) use short::check;
-pub(crate) use vector::Vector;
-
-/// Bytes per block: the unit of the ASCII fast path and of the error checks.
-pub(crate) const BLOCK: usize = 64;
-
 // The short inputs answered before a back end (`crate::ascii::SHORT`) are those of
-// at most one block, which `check` takes in one pass.
-const _: () = assert!(BLOCK == crate::ascii::SHORT);
+// at most one block, which `short::check` takes in one pass.
+const _: () = assert!(vector::BLOCK == crate::ascii::SHORT);

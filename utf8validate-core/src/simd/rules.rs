@@ -2,7 +2,7 @@
 //! pairs of adjacent bytes, the three nibble tables derived from them, and the
 //! error lanes of one vector from the bytes 1, 2 and 3 positions earlier.
 
-use super::Vector;
+use super::vector::Vector;
 
 /// A set of nibble values 0-15, as a bit set.
 type Nibbles = u16;

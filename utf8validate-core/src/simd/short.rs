@@ -5,7 +5,7 @@ use super::answer::Answer;
 use super::boundary::ends_inside_lanes;
 use super::rules::{errors, Constants, FULL};
 use super::tiers::{vector_errors, vector_errors_after};
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 use crate::hint::cold_path;
 
 /// Validates `bytes`, answering as `A` ([`Answer`]): the verdict, or the offset of
@@ -14,7 +14,7 @@ use crate::hint::cold_path;
 /// (AVX-512), else overlapping vectors, else (shorter than the narrowest vector)
 /// the scalar machine. A longer
 /// input goes to `long`, the back end's `validate_long` or `first_error_long` (the
-/// generic [`super::check_long`]), which its `validate` and `first_error` reach by
+/// generic [`super::long::check_long`]), which its `validate` and `first_error` reach by
 /// a jump, out of line, so that short inputs do not share its code.
 ///
 /// # Safety

@@ -5,7 +5,7 @@
 
 use super::boundary::ends_inside_lanes;
 use super::rules::{errors, pairs_fine, Constants, FULL, NO_FOUR_BYTE, PAIRS};
-use super::{Vector, BLOCK};
+use super::vector::{Vector, BLOCK};
 
 /// Non-ASCII blocks between tests of the gathered error lanes, and between two
 /// choices of tier. 16 measured 2-4% faster than 8 on long non-ASCII text; on an

@@ -1,5 +1,8 @@
 //! The one abstraction over instruction sets: a SIMD register of bytes.
 
+/// Bytes per block: the unit of the ASCII fast path and of the error checks.
+pub(crate) const BLOCK: usize = 64;
+
 /// One SIMD register of bytes, with the handful of operations the algorithm needs.
 ///
 /// # Safety
@@ -9,7 +12,7 @@
 /// compiled with that feature enabled and only called when it is present); the
 /// methods' own sections say what else they need.
 pub(crate) trait Vector: Copy {
-    /// Lanes (bytes) per vector; divides [`super::BLOCK`].
+    /// Lanes (bytes) per vector; divides [`BLOCK`].
     const BYTES: usize;
     /// Whether blocks with no byte E0-FF are checked with comparisons (true) or
     /// with the table lookups of the whole check (false): see
@@ -108,7 +111,7 @@ pub(crate) trait Vector: Copy {
         // SAFETY: the load reads `BYTES` bytes at `BLOCK - len`, inside the table's
         // `2 * BLOCK` bytes (`BYTES <= BLOCK`); the caller guarantees the feature.
         unsafe {
-            self.and(Self::load(PREFIX_MASKS.as_ptr().add(super::BLOCK - len)))
+            self.and(Self::load(PREFIX_MASKS.as_ptr().add(BLOCK - len)))
                 .any_nonzero()
         }
     }
@@ -120,10 +123,10 @@ pub(crate) trait Vector: Copy {
     clippy::indexing_slicing,
     reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build"
 )]
-static PREFIX_MASKS: [u8; 2 * super::BLOCK] = {
-    let mut masks = [0; 2 * super::BLOCK];
+static PREFIX_MASKS: [u8; 2 * BLOCK] = {
+    let mut masks = [0; 2 * BLOCK];
     let mut i = 0;
-    while i < super::BLOCK {
+    while i < BLOCK {
         masks[i] = 0xFF;
         i += 1;
     }

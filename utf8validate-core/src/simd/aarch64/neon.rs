@@ -1,9 +1,9 @@
-//! The NEON back end: [`crate::simd::check`] on 16-byte vectors, four per block.
+//! The NEON back end: [`crate::simd::short::check`] on 16-byte vectors, four per block.
 //! `tbl` does the table lookups and `ext` the byte shifts.
 
 use core::arch::aarch64::*;
 
-use crate::simd::{self, Vector};
+use crate::simd::vector::Vector;
 
 /// 16 bytes in a NEON register.
 #[derive(Clone, Copy)]
@@ -124,4 +124,4 @@ pub(crate) fn available() -> bool {
     true
 }
 
-simd::entry_points!(V16, "neon", "NEON");
+crate::simd::entry::entry_points!(V16, "neon", "NEON");

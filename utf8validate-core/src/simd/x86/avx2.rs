@@ -1,8 +1,8 @@
-//! The AVX2 back end: [`crate::simd::check`] on 32-byte vectors, two per block.
+//! The AVX2 back end: [`crate::simd::short::check`] on 32-byte vectors, two per block.
 
 use super::arch::*;
 
-use crate::simd::{self, Vector};
+use crate::simd::vector::Vector;
 
 /// 32 bytes in an AVX2 register.
 #[derive(Clone, Copy)]
@@ -136,4 +136,4 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_avx2, "avx2");
 
-simd::entry_points!(V32, "avx2", "AVX2");
+crate::simd::entry::entry_points!(V32, "avx2", "AVX2");
