@@ -56,138 +56,34 @@
 //! racing through it, which all read the same environment), never again: setting it
 //! later changes nothing. It is not meant for production use. It is read with the C
 //! library's `getenv`, which allocates nothing.
+//!
+//! [`FirstErrorFn`]: crate::implementation::FirstErrorFn
+//! [`HandOffFn`]: crate::implementation::HandOffFn
+//! [`ValidateChunkFn`]: crate::implementation::ValidateChunkFn
+//! [`ValidateFn`]: crate::implementation::ValidateFn
 
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
 use crate::ascii::{short_ascii, SHORT};
-use crate::chunk::{self, quick_chunk_state};
-use crate::scalar;
+use crate::chunk::quick_chunk_state;
+use crate::implementation::{always, Implementation, SCALAR};
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::State;
 
-/// A back end's first error: the offset of the first byte of the first ill-formed
-/// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
-/// the C calling convention so that the C entry point can jump to it (see the
-/// module docs).
-///
-/// Calling one is `unsafe`, as for [`ValidateFn`].
-type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
-
-/// A back end's verdict alone: true iff the `len` bytes at `ptr` are well-formed,
-/// with the C calling convention so that the C entry point can jump to it (see the
-/// module docs).
-///
-/// Calling one is `unsafe`: the CPU must support the back end's instruction set,
-/// and `ptr` must be non-NULL with `len` readable bytes (a dangling, well-aligned
-/// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
-type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
-
-/// A back end's answer for a chunk of data: the draft machine's state
-/// after `state` followed by the `len` bytes at `ptr`, with the C calling convention
-/// so that the C entry point can jump to it (see the module docs). Calling one is
-/// `unsafe`, as for [`ValidateFn`]. It is called only for the chunks that
-/// `crate::chunk::quick_chunk_state` leaves to a back end: `state` is not ERROR and
-/// `len` is at least 3 (`crate::chunk::CHUNK_FROM`). Each back end has two: one
-/// for chunks of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
-/// longer chunks, so that neither tests the length the C entry point has tested.
-type ValidateChunkFn = unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
-
-/// A back end's check of a chunk, as for a [`ValidateChunkFn`], with the state
-/// then handed on with `to` (`crate::chunk::HandOff`), whose answer it returns: how
-/// the stream's `feed` checks a chunk and keeps its bookkeeping, which the back
-/// ends know nothing of. Calling one is `unsafe`, as for [`ValidateChunkFn`], whose
-/// contract on `state` and `len` it has, and `to` must be what `HandOff`'s end
-/// takes. Each back end has two, as for [`ValidateChunkFn`].
-type HandOffFn =
-    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, to: *mut c_void) -> bool;
-
-/// One back end.
-struct Implementation {
-    /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.
-    name: &'static str,
-    /// Whether this CPU (and operating system) can run it.
-    available: fn() -> bool,
-    /// Its first error.
-    first_error: FirstErrorFn,
-    /// Its verdict.
-    validate: ValidateFn,
-    /// Its answer for a chunk of data of at most `crate::ascii::SHORT`
-    /// bytes.
-    validate_chunk: ValidateChunkFn,
-    /// Its answer for a longer chunk.
-    validate_chunk_long: ValidateChunkFn,
-    /// Its hand-off of a chunk of at most `crate::ascii::SHORT` bytes.
-    hand_off: HandOffFn,
-    /// Its hand-off of a longer chunk.
-    hand_off_long: HandOffFn,
-}
-
-fn always() -> bool {
-    true
-}
-
 /// Every back end compiled for this target, best first; the last one always runs.
 static IMPLEMENTATIONS: &[Implementation] = &[
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Implementation {
-        name: "avx512",
-        available: simd::x86::avx512::available,
-        first_error: simd::x86::avx512::first_error,
-        validate: simd::x86::avx512::validate,
-        validate_chunk: simd::x86::avx512::validate_chunk,
-        validate_chunk_long: simd::x86::avx512::validate_chunk_long,
-        hand_off: simd::x86::avx512::hand_off,
-        hand_off_long: simd::x86::avx512::hand_off_long,
-    },
+    simd::x86::avx512::IMPLEMENTATION,
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Implementation {
-        name: "avx2",
-        available: simd::x86::avx2::available,
-        first_error: simd::x86::avx2::first_error,
-        validate: simd::x86::avx2::validate,
-        validate_chunk: simd::x86::avx2::validate_chunk,
-        validate_chunk_long: simd::x86::avx2::validate_chunk_long,
-        hand_off: simd::x86::avx2::hand_off,
-        hand_off_long: simd::x86::avx2::hand_off_long,
-    },
+    simd::x86::avx2::IMPLEMENTATION,
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    Implementation {
-        name: "ssse3",
-        available: simd::x86::ssse3::available,
-        first_error: simd::x86::ssse3::first_error,
-        validate: simd::x86::ssse3::validate,
-        validate_chunk: simd::x86::ssse3::validate_chunk,
-        validate_chunk_long: simd::x86::ssse3::validate_chunk_long,
-        hand_off: simd::x86::ssse3::hand_off,
-        hand_off_long: simd::x86::ssse3::hand_off_long,
-    },
+    simd::x86::ssse3::IMPLEMENTATION,
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-    Implementation {
-        name: "neon",
-        available: simd::aarch64::neon::available,
-        first_error: simd::aarch64::neon::first_error,
-        validate: simd::aarch64::neon::validate,
-        validate_chunk: simd::aarch64::neon::validate_chunk,
-        validate_chunk_long: simd::aarch64::neon::validate_chunk_long,
-        hand_off: simd::aarch64::neon::hand_off,
-        hand_off_long: simd::aarch64::neon::hand_off_long,
-    },
+    simd::aarch64::neon::IMPLEMENTATION,
     SCALAR,
 ];
-
-/// The draft's state machine, which runs everywhere: the last resort.
-const SCALAR: Implementation = Implementation {
-    name: "scalar",
-    available: always,
-    first_error: scalar::scalar_first_error,
-    validate: scalar::scalar_validate,
-    validate_chunk: chunk::scalar_validate_chunk,
-    validate_chunk_long: chunk::scalar_validate_chunk,
-    hand_off: chunk::scalar_hand_off,
-    hand_off_long: chunk::scalar_hand_off,
-};
 
 /// The environment variable that forces a back end, for tests; see the module docs.
 #[cfg_attr(not(feature = "backend-env"), allow(dead_code))]
@@ -273,7 +169,7 @@ fn detect() -> &'static Implementation {
 /// [`DETECT`]'s first error: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`FirstErrorFn`]'s: it only calls one that this CPU supports.
+/// None beyond `FirstErrorFn`'s: it only calls one that this CPU supports.
 unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
     // SAFETY: `forced` and `best` return only back ends whose `available` said
     // yes; `ptr` and `len` are forwarded unchanged.
@@ -283,7 +179,7 @@ unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
 /// [`DETECT`]'s verdict: detects, then runs the chosen back end's verdict.
 ///
 /// # Safety
-/// None beyond [`ValidateFn`]'s: it only calls a verdict that this CPU supports.
+/// None beyond `ValidateFn`'s: it only calls a verdict that this CPU supports.
 unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
     // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate)(ptr, len) }
@@ -292,7 +188,7 @@ unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
 /// [`DETECT`]'s answer for a chunk: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`ValidateChunkFn`]'s: it only calls one that this CPU supports.
+/// None beyond `ValidateChunkFn`'s: it only calls one that this CPU supports.
 unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: usize) -> State {
     // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate_chunk)(state, ptr, len) }
@@ -302,7 +198,7 @@ unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: us
 /// end's.
 ///
 /// # Safety
-/// None beyond [`ValidateChunkFn`]'s: it only calls one that this CPU supports.
+/// None beyond `ValidateChunkFn`'s: it only calls one that this CPU supports.
 unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, len: usize) -> State {
     // SAFETY: as in `detect_first_error`.
     unsafe { (detect().validate_chunk_long)(state, ptr, len) }
@@ -311,7 +207,7 @@ unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, le
 /// [`DETECT`]'s hand-off: detects, then runs the chosen back end's.
 ///
 /// # Safety
-/// None beyond [`HandOffFn`]'s: it only calls one that this CPU supports.
+/// None beyond `HandOffFn`'s: it only calls one that this CPU supports.
 unsafe extern "C" fn detect_hand_off(
     state: State,
     ptr: *const u8,
@@ -326,7 +222,7 @@ unsafe extern "C" fn detect_hand_off(
 /// end's.
 ///
 /// # Safety
-/// None beyond [`HandOffFn`]'s: it only calls one that this CPU supports.
+/// None beyond `HandOffFn`'s: it only calls one that this CPU supports.
 unsafe extern "C" fn detect_hand_off_long(
     state: State,
     ptr: *const u8,
@@ -381,7 +277,7 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 }
 
 /// A chunk that `crate::chunk::quick_chunk_state` left to a back end, from the
-/// carried `state`: the jump to the cached back end's [`HandOffFn`], which checks
+/// carried `state`: the jump to the cached back end's `HandOffFn`, which checks
 /// it and hands the state on with `to`; its answer.
 ///
 /// # Safety
@@ -454,7 +350,7 @@ unsafe fn validate_chunk_with(
 /// # Safety
 /// `backend` must return a back end that this CPU supports; `state` is not ERROR
 /// and `bytes` has at least 3 bytes (what `quick_chunk_state` leaves to a back end:
-/// the contract of [`ValidateChunkFn`]).
+/// the contract of `ValidateChunkFn`).
 #[inline(always)]
 unsafe fn check_chunk_with(
     state: State,
@@ -482,7 +378,7 @@ unsafe fn check_chunk_with(
 /// # Safety
 /// `backend` must return a back end that this CPU supports; `state` is not ERROR,
 /// `bytes` has at least 3 bytes, and `to` is what `crate::chunk::HandOff`'s end
-/// takes (the contract of [`HandOffFn`]).
+/// takes (the contract of `HandOffFn`).
 #[inline(always)]
 unsafe fn hand_off_with(
     state: State,

@@ -52,7 +52,8 @@
 //! Each module uses only those before it in this list, the order of that path: the
 //! draft's machine ([`state_machine`]); lead and continuation bytes (`sequence`,
 //! `ascii`); the engines, which check bytes (`scalar`, `chunk` for data in chunks,
-//! `simd`); `dispatch`; the Rust API ([`diagnostics`], [`stream`], [`escape`] and the
+//! `implementation` for what every back end provides, `simd`); `dispatch`; the Rust
+//! API ([`diagnostics`], [`stream`], [`escape`] and the
 //! functions here). The back ends know nothing of the [`Stream`]: they hand a
 //! chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
 //! its bookkeeping into them through its `ChunkEnd` for that type.
@@ -93,11 +94,13 @@
 extern crate std;
 
 // The modules, from the bottom up: the draft's machine; where sequences end; the
-// scalar back end and the SIMD back ends; the dispatch between them; and the Rust
-// API built on it (this file, `diagnostics`, `stream`, `escape`).
+// scalar back end, what every back end provides (`implementation`) and the SIMD
+// back ends; the dispatch between them; and the Rust API built on it (this file,
+// `diagnostics`, `stream`, `escape`).
 mod ascii;
 mod chunk;
 mod hint;
+mod implementation;
 mod scalar;
 mod sequence;
 pub mod state_machine;

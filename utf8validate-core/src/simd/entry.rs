@@ -1,17 +1,32 @@
 //! The functions each back end compiles: [`entry_points`] instantiates the generic
 //! check of [`crate::simd`] for one vector type and target feature.
 
-/// The entry points of a back end, for its vector type `$V` and target feature
-/// `$feature` (named `$name` in the docs): `first_error`, `validate`,
-/// `validate_chunk`, `validate_chunk_long`, `hand_off` and `hand_off_long`,
-/// which `crate::dispatch` caches, and the
+/// The entry points of a back end named `$id`, for its vector type `$V` and target
+/// feature `$feature` (named `$name` in the docs): its row of `crate::dispatch`'s
+/// table (`IMPLEMENTATION`, with the module's own `available`), the entry points it
+/// lists (`first_error`, `validate`, `validate_chunk`, `validate_chunk_long`,
+/// `hand_off` and `hand_off_long`), and the
 /// out-of-line `first_error_long`, `validate_long`, `first_error_tiered`,
 /// `tiered` (the generic `check_tiered`), `validate_chunk_tiered` and
 /// `hand_off_tiered` they reach. Each is the generic function of
 /// `crate::simd` compiled with the back end's instruction set, so that the generic
 /// body and every `Vector` method in it are inlined with that feature enabled.
 macro_rules! entry_points {
-    ($V:ty, $feature:literal, $name:literal) => {
+    ($id:literal, $V:ty, $feature:literal, $name:literal) => {
+        #[doc = concat!("The ", $name, " back end's row of `crate::dispatch`'s table, named")]
+        #[doc = concat!("`", $id, "` (as `UTF8VALIDATE_BACKEND` spells it).")]
+        pub(crate) const IMPLEMENTATION: $crate::implementation::Implementation =
+            $crate::implementation::Implementation {
+                name: $id,
+                available,
+                first_error,
+                validate,
+                validate_chunk,
+                validate_chunk_long,
+                hand_off,
+                hand_off_long,
+            };
+
         #[doc = concat!("The first error by [`crate::simd::short::check`] with ", $name, ", with the")]
         /// C calling convention, for `crate::dispatch`'s `first_error`: the offset
         /// of the first byte of the first ill-formed sequence, or `len` when there
@@ -22,7 +37,7 @@ macro_rules! entry_points {
         /// The CPU must support the back end's instruction set ([`available`]), and
         /// `ptr` must be non-NULL with `len` readable bytes.
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn first_error(ptr: *const u8, len: usize) -> usize {
+        unsafe extern "C" fn first_error(ptr: *const u8, len: usize) -> usize {
             // SAFETY: this function is only called with the feature present, which
             // `first_error_long` needs too; the caller guarantees `len` readable
             // bytes at the non-NULL `ptr`, and `first_error_long` gets them back
@@ -43,7 +58,7 @@ macro_rules! entry_points {
         /// # Safety
         /// As for [`first_error`].
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
+        unsafe extern "C" fn validate(ptr: *const u8, len: usize) -> bool {
             // SAFETY: as in `first_error`.
             unsafe {
                 $crate::simd::short::check::<$V, bool>(
@@ -62,7 +77,7 @@ macro_rules! entry_points {
         /// As for [`first_error`], `state` is not ERROR and `3 <= len <= BLOCK`
         /// (`crate::chunk::CHUNK_FROM`, `BLOCK`).
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn validate_chunk(
+        unsafe extern "C" fn validate_chunk(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
@@ -86,7 +101,7 @@ macro_rules! entry_points {
         /// As for [`first_error`], `state` is not ERROR and `len > BLOCK`.
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        pub(crate) unsafe extern "C" fn validate_chunk_long(
+        unsafe extern "C" fn validate_chunk_long(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
@@ -134,7 +149,7 @@ macro_rules! entry_points {
         /// # Safety
         /// As for [`validate_chunk`], and `to` must be what `HandOff`'s end takes.
         #[target_feature(enable = $feature)]
-        pub(crate) unsafe extern "C" fn hand_off(
+        unsafe extern "C" fn hand_off(
             state: $crate::State,
             ptr: *const u8,
             len: usize,
@@ -157,7 +172,7 @@ macro_rules! entry_points {
         /// As for [`validate_chunk_long`] and [`hand_off`].
         #[target_feature(enable = $feature)]
         #[inline(never)]
-        pub(crate) unsafe extern "C" fn hand_off_long(
+        unsafe extern "C" fn hand_off_long(
             state: $crate::State,
             ptr: *const u8,
             len: usize,

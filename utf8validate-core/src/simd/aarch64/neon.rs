@@ -124,4 +124,4 @@ pub(crate) fn available() -> bool {
     true
 }
 
-crate::simd::entry::entry_points!(V16, "neon", "NEON");
+crate::simd::entry::entry_points!("neon", V16, "neon", "NEON");

@@ -136,4 +136,4 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_avx2, "avx2");
 
-crate::simd::entry::entry_points!(V32, "avx2", "AVX2");
+crate::simd::entry::entry_points!("avx2", V32, "avx2", "AVX2");

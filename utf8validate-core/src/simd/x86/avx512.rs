@@ -192,6 +192,7 @@ pub(crate) fn available() -> bool {
 cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vbmi");
 
 crate::simd::entry::entry_points!(
+    "avx512",
     V64,
     "avx512f,avx512bw,avx512vbmi",
     "AVX-512F, AVX-512BW and AVX-512VBMI"

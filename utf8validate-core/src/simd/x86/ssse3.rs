@@ -131,4 +131,4 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_ssse3, "ssse3");
 
-crate::simd::entry::entry_points!(V16, "ssse3", "SSSE3");
+crate::simd::entry::entry_points!("ssse3", V16, "ssse3", "SSSE3");

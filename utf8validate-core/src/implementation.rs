@@ -1,0 +1,88 @@
+//! What a back end is: the entry points each one provides, with the C calling
+//! convention so that the C functions reach them by a jump, and the row that lists
+//! them in `crate::dispatch`'s table ([`Implementation`]). The scalar machine's row
+//! ([`SCALAR`]) is here; each SIMD back end's is made in its own module.
+
+use core::ffi::c_void;
+
+use crate::chunk;
+use crate::scalar;
+use crate::state_machine::State;
+
+/// A back end's first error: the offset of the first byte of the first ill-formed
+/// sequence in the `len` bytes at `ptr`, or `len` when they are well-formed, with
+/// the C calling convention so that the C entry point can jump to it (see
+/// `crate::dispatch`).
+///
+/// Calling one is `unsafe`, as for [`ValidateFn`].
+pub(crate) type FirstErrorFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> usize;
+
+/// A back end's verdict alone: true iff the `len` bytes at `ptr` are well-formed,
+/// with the C calling convention so that the C entry point can jump to it (see
+/// `crate::dispatch`).
+///
+/// Calling one is `unsafe`: the CPU must support the back end's instruction set,
+/// and `ptr` must be non-NULL with `len` readable bytes (a dangling, well-aligned
+/// pointer when `len` is 0, as `<[u8]>::as_ptr` gives). It never unwinds.
+pub(crate) type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) -> bool;
+
+/// A back end's answer for a chunk of data: the draft machine's state
+/// after `state` followed by the `len` bytes at `ptr`, with the C calling convention
+/// so that the C entry point can jump to it (see `crate::dispatch`). Calling one is
+/// `unsafe`, as for [`ValidateFn`]. It is called only for the chunks that
+/// `crate::chunk::quick_chunk_state` leaves to a back end: `state` is not ERROR and
+/// `len` is at least 3 (`crate::chunk::CHUNK_FROM`). Each back end has two: one
+/// for chunks of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
+/// longer chunks, so that neither tests the length the C entry point has tested.
+pub(crate) type ValidateChunkFn =
+    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
+
+/// A back end's check of a chunk, as for a [`ValidateChunkFn`], with the state
+/// then handed on with `to` (`crate::chunk::HandOff`), whose answer it returns: how
+/// the stream's `feed` checks a chunk and keeps its bookkeeping, which the back
+/// ends know nothing of. Calling one is `unsafe`, as for [`ValidateChunkFn`], whose
+/// contract on `state` and `len` it has, and `to` must be what `HandOff`'s end
+/// takes. Each back end has two, as for [`ValidateChunkFn`].
+pub(crate) type HandOffFn =
+    unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, to: *mut c_void) -> bool;
+
+/// One back end: a row of `crate::dispatch`'s table. Each SIMD back end's row is
+/// made by `crate::simd::entry::entry_points!` in its own module; the scalar
+/// machine's is [`SCALAR`].
+pub(crate) struct Implementation {
+    /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.
+    pub(crate) name: &'static str,
+    /// Whether this CPU (and operating system) can run it.
+    pub(crate) available: fn() -> bool,
+    /// Its first error.
+    pub(crate) first_error: FirstErrorFn,
+    /// Its verdict.
+    pub(crate) validate: ValidateFn,
+    /// Its answer for a chunk of data of at most `crate::ascii::SHORT`
+    /// bytes.
+    pub(crate) validate_chunk: ValidateChunkFn,
+    /// Its answer for a longer chunk.
+    pub(crate) validate_chunk_long: ValidateChunkFn,
+    /// Its hand-off of a chunk of at most `crate::ascii::SHORT` bytes.
+    pub(crate) hand_off: HandOffFn,
+    /// Its hand-off of a longer chunk.
+    pub(crate) hand_off_long: HandOffFn,
+}
+
+/// The draft's state machine, which runs everywhere: the last resort.
+pub(crate) const SCALAR: Implementation = Implementation {
+    name: "scalar",
+    available: always,
+    first_error: scalar::scalar_first_error,
+    validate: scalar::scalar_validate,
+    validate_chunk: chunk::scalar_validate_chunk,
+    validate_chunk_long: chunk::scalar_validate_chunk,
+    hand_off: chunk::scalar_hand_off,
+    hand_off_long: chunk::scalar_hand_off,
+};
+
+/// The scalar machine runs on every CPU (and `crate::dispatch`'s stand-in before
+/// the choice is never asked).
+pub(crate) fn always() -> bool {
+    true
+}
