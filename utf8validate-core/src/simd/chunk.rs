@@ -49,7 +49,7 @@ pub(crate) unsafe fn check_chunk<V: Vector, E: ChunkEnd>(
 /// [`check_chunk`] for a chunk longer than one block: up to [`MEDIUM`] bytes by
 /// [`check_medium`], as for a whole input but with the carried state's lead byte
 /// before the first block and the end left open. A longer chunk goes to `tiered`,
-/// the back end's `validate_chunk_tiered` or `stream_feed_tiered`
+/// the back end's `validate_chunk_tiered` or `hand_off_tiered`
 /// ([`check_chunk_tiered`]), out of line and reached by a jump, so that the
 /// chunks of a few blocks neither share its set-up nor save registers for it.
 ///

@@ -65,6 +65,24 @@
 //!
 //! Nothing here allocates, and no load touches memory outside the given slice.
 //!
+//! # Which check runs
+//!
+//! By the length `n` of a whole input (`utf8_validate`, `utf8_first_error`) or of a
+//! chunk (`utf8_validate_chunk`, `utf8_stream_feed`, from a carried state), with
+//! `BLOCK` = 64 and `medium::MEDIUM` = 256:
+//!
+//! | `n` | whole input | chunk |
+//! |---|---|---|
+//! | up to 64, all ASCII | answered inline (`crate::ascii::short_ascii`) | the same (`crate::chunk::quick_chunk_state`, which also answers chunks of 1-2 bytes with the draft's machine, and any chunk after an error) |
+//! | up to 64 | [`short::check`]: vectors as wide as fit, overlapping; AVX-512 one masked load; shorter than any vector, the scalar machine | [`chunk::check_chunk`]: the same, the carried lead byte as the lane before, the end left open |
+//! | 65-256 | [`long::check_long`] → [`medium::check_medium`]: plain vectors, or block by block after an ASCII first block | [`chunk::check_chunk_long`] → the same, as for the chunk's first block |
+//! | over 256 | [`long::check_long`]: leading ASCII skipped ([`long::leading_ascii`]), then [`long::check_tiered`] → [`tiers`] | [`chunk::check_chunk_tiered`] → the same |
+//!
+//! Each check of a vector is [`rules`]'s. On an error, [`answer`] gives the verdict,
+//! or the exact offset from the scalar machine run from the last character boundary
+//! before the failing block; a chunk's state is read off its last bytes
+//! (`crate::sequence::open_state`).
+//!
 //! # Layout
 //!
 //! - [`vector`]: the [`Vector`](vector::Vector) trait, the few operations each
