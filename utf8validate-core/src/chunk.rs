@@ -5,9 +5,9 @@
 //! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
 //! handing it on ([`HandOff`]) to a caller above the back ends, the stream, whose
 //! bookkeeping is compiled in after the check, so that each reaches the check in
-//! one jump and has nothing left to do after it ([`ChunkEnd`]). The scalar back end's entries
-//! for a chunk ([`scalar_validate_chunk`], [`scalar_hand_off`]) are here too: the
-//! machine's check of a chunk, then the same two ends.
+//! one jump and has nothing left to do after it ([`ChunkEnd`]). The scalar back
+//! end's entries for a chunk ([`scalar_validate_chunk`], [`scalar_hand_off`]) are
+//! here too: the machine's check of a chunk, then the same two ends.
 
 use core::ffi::c_void;
 

@@ -10,11 +10,11 @@
 //! for the rest a jump to the back end's hand-off: the same check, then the
 //! bookkeeping, which this module compiles into each back end after its check (its
 //! `ChunkEnd` for `crate::chunk::HandOff`); the back ends know the stream only as a
-//! pointer. The bookkeeping is
-//! the same whether the chunk ends on a character boundary or inside a sequence
-//! (for text in chunks, a coin toss that a branch would mispredict). Only a chunk
-//! that holds an error is looked at again, to find that error exactly; only an
-//! error or the end needs to know where the open sequence starts.
+//! pointer. The bookkeeping is the same whether the chunk ends on a character
+//! boundary or inside a sequence (for text in chunks, a coin toss that a branch
+//! would mispredict). Only a chunk that holds an error is looked at again, to find
+//! that error exactly; only an error or the end needs to know where the open
+//! sequence starts.
 //!
 //! ```
 //! use utf8validate_core::{ErrorKind, Stream, Utf8Error};
