@@ -3,8 +3,7 @@
 //! or block by block where they start with ASCII.
 
 use super::ascii::is_ascii;
-use super::boundary::ends_inside_lanes;
-use super::rules::{Constants, FULL};
+use super::rules::{ends_inside_lanes, Constants, FULL};
 use super::short::check_vectors_after;
 use super::tiers::{
     block_errors, block_errors_after, block_max, failing_block, inner_block_errors,

@@ -87,7 +87,8 @@
 //!
 //! - [`vector`]: the [`Vector`](vector::Vector) trait, the few operations each
 //!   instruction set provides (`x86`, `aarch64`), and the block size.
-//! - [`rules`]: the pair rules, their nibble tables and the check of one vector.
+//! - [`rules`]: the pair rules, their nibble tables, the check of one vector, and
+//!   whether its bytes end inside a sequence.
 //! - [`short`]: inputs of at most one block ([`short::check`]).
 //! - [`chunk`]: chunks of data in chunks, checked from the state the chunk before
 //!   left, with the end left open ([`chunk::check_chunk`]).
@@ -96,8 +97,6 @@
 //!   [`long::check_tiered`]).
 //! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
 //! - [`ascii`]: the ASCII fast paths.
-//! - [`boundary`]: whether a vector's bytes end inside a sequence (the byte-by-byte
-//!   forms are in `crate::sequence`).
 //! - [`answer`]: the two answers of a check (offset or verdict), with the scalar
 //!   back end as their fallbacks; [`entry`]: the functions each back end compiles.
 
@@ -105,7 +104,6 @@
 pub(crate) mod aarch64;
 mod answer;
 mod ascii;
-mod boundary;
 mod chunk;
 mod entry;
 mod long;

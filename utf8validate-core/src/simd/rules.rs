@@ -1,8 +1,10 @@
-//! Step 1 and 2 of the algorithm (see the parent module): the kinds of ill-formed
+//! The three steps of the algorithm (see the parent module): the kinds of ill-formed
 //! pairs of adjacent bytes, the three nibble tables derived from them, and the
-//! error lanes of one vector from the bytes 1, 2 and 3 positions earlier.
+//! error lanes of one vector from the bytes 1, 2 and 3 positions earlier (steps 1
+//! and 2); and whether a vector's bytes end inside a sequence, [`ends_inside_lanes`]
+//! (step 3; the byte-by-byte forms are in `crate::sequence`).
 
-use super::vector::Vector;
+use super::vector::{Vector, BLOCK};
 
 /// A set of nibble values 0-15, as a bit set.
 type Nibbles = u16;
@@ -287,6 +289,38 @@ pub(super) unsafe fn pair_flag_lanes<V: Vector>(k: &Constants<V>, this: V, prev1
             .and(this.lookup_high(k.this_high))
     }
 }
+
+// Step 3: the end.
+
+/// Non-zero lanes iff the `BYTES` bytes at `p` end inside a sequence (see
+/// [`INCOMPLETE_LIMITS`]).
+///
+/// # Safety
+/// `p..p + BYTES` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn ends_inside_lanes<V: Vector>(p: *const u8) -> V {
+    // SAFETY: `p..p + BYTES` is readable by the contract, and the table's last
+    // `BYTES <= BLOCK` bytes are inside it; the caller guarantees the CPU feature.
+    unsafe {
+        V::load(p).saturating_sub(V::load(
+            INCOMPLETE_LIMITS
+                .as_ptr()
+                .add(INCOMPLETE_LIMITS.len() - V::BYTES),
+        ))
+    }
+}
+
+/// Subtracted (saturating) from the last `n` bytes of an input, the last `n` bytes
+/// of this table leave a non-zero byte iff the input ends inside a sequence: the
+/// last byte is a lead byte (C0-FF), the one before a 3- or 4-byte lead (E0-FF),
+/// or the one before that a 4-byte lead (F0-FF).
+static INCOMPLETE_LIMITS: [u8; BLOCK] = {
+    let mut limits = [0xFF; BLOCK];
+    limits[BLOCK - 3] = 0xF0 - 1;
+    limits[BLOCK - 2] = 0xE0 - 1;
+    limits[BLOCK - 1] = 0xC0 - 1;
+    limits
+};
 
 #[cfg(test)]
 mod tests {

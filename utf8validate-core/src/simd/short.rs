@@ -2,8 +2,7 @@
 //! ([`check_vectors`], also used by [`super::medium`] for inputs of a few blocks).
 
 use super::answer::Answer;
-use super::boundary::ends_inside_lanes;
-use super::rules::{errors, Constants, FULL};
+use super::rules::{ends_inside_lanes, errors, Constants, FULL};
 use super::tiers::{vector_errors, vector_errors_after};
 use super::vector::{Vector, BLOCK};
 use crate::hint::cold_path;

@@ -3,8 +3,7 @@
 //! need them, and is checked without those parts. Runs of non-ASCII blocks are
 //! checked here, each in the cheapest tier its blocks allow.
 
-use super::boundary::ends_inside_lanes;
-use super::rules::{errors, pairs_fine, Constants, FULL, NO_FOUR_BYTE, PAIRS};
+use super::rules::{ends_inside_lanes, errors, pairs_fine, Constants, FULL, NO_FOUR_BYTE, PAIRS};
 use super::vector::{Vector, BLOCK};
 
 /// Non-ASCII blocks between tests of the gathered error lanes, and between two
