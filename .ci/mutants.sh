@@ -22,6 +22,12 @@ if ! git rev-parse --verify --quiet "$base^{commit}" >/dev/null; then
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/utf8validate-mutants.XXXXXX")
 [ "${KEEP:-}" = 1 ] && echo "mutants: keeping $work" || trap 'rm -rf "$work"' EXIT
+# cargo-mutants tests copies of the tree, made in the temporary directory. The tests
+# that read ../shared (the corpus and the stress-test files, required with CI=true)
+# look for it beside the tree: the copies go to $work/copies, next to a link to it.
+mkdir "$work/copies"
+if [ -d ../shared ]; then ln -s "$(cd ../shared && pwd)" "$work/copies/shared"; fi
+export TMPDIR=$work/copies
 unset CARGO_BUILD_TARGET RUSTFLAGS
 if git diff --quiet "$base" -- utf8validate-core/src utf8check/src src build.rs; then
   echo "mutants: no change to the mutated code since $(git rev-parse --short "$base")"
