@@ -47,7 +47,7 @@ pub(crate) type HandOffFn =
     unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, to: *mut c_void) -> bool;
 
 /// One back end: a row of `crate::dispatch`'s table. Each SIMD back end's row is
-/// made by `crate::simd::entry::entry_points!` in its own module; the scalar
+/// made by `crate::simd::route::entry_points!` in its own module; the scalar
 /// machine's is [`SCALAR`].
 pub(crate) struct Implementation {
     /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.

@@ -93,24 +93,34 @@
 #[cfg(test)]
 extern crate std;
 
-// The modules, from the bottom up: the draft's machine; where sequences end; the
-// scalar back end, what every back end provides (`implementation`) and the SIMD
-// back ends; the dispatch between them; and the Rust API built on it (this file,
-// `diagnostics`, `stream`, `escape`).
-mod ascii;
-mod chunk;
+// The modules, from the bottom up, one group per step of the list above: the
+// draft's machine; lead and continuation bytes; the engines (the scalar back end,
+// data in chunks, what every back end provides, and the vector back ends, on
+// targets that have one: see build.rs); the dispatch between them; the Rust API
+// built on it (with the functions in this file). `hint` is a helper of any.
 mod hint;
-mod implementation;
-mod scalar;
-mod sequence;
+
 pub mod state_machine;
-// The vector back ends, on targets that have one (see build.rs).
-pub mod diagnostics;
-mod dispatch;
-pub mod escape;
+
+mod ascii;
+mod sequence;
+
+mod scalar;
+
+mod chunk;
+
+mod implementation;
+
 #[cfg(simd_back_end)]
 mod simd;
+
+mod dispatch;
+
+pub mod diagnostics;
+
 pub mod stream;
+
+pub mod escape;
 
 // The examples of the crate's README run as doctests.
 #[cfg(doctest)]

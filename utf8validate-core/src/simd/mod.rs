@@ -56,65 +56,47 @@
 //!
 //! # Result
 //!
-//! The vector checks find `None` (valid) or `Some(g)`: invalid, and every check
-//! before offset `g` passed, so `bytes[..g]` is a prefix of some well-formed
-//! string. [`short::check`] answers the verdict (a back end's `validate`), or the
-//! exact offset of the first error (its `first_error`), found by the scalar machine
-//! started at the last character boundary at or before `g`
+//! The vector checks find that the input passes, or that it does not: for a long
+//! input, `Some(g)`, every check before offset `g` passed, so `bytes[..g]` is a
+//! prefix of some well-formed string. A back end's `validate` answers the verdict,
+//! its `first_error` the exact offset of the first error, found by the scalar
+//! machine started at the last character boundary at or before `g`
 //! (`crate::scalar::first_error_from_boundary`).
 //!
 //! Nothing here allocates, and no load touches memory outside the given slice.
 //!
-//! # Which check runs
-//!
-//! By the length `n` of a whole input (`utf8_validate`, `utf8_first_error`) or of a
-//! chunk (`utf8_validate_chunk`, `utf8_stream_feed`, from a carried state), with
-//! `BLOCK` = 64 and `medium::MEDIUM` = 256:
-//!
-//! | `n` | whole input | chunk |
-//! |---|---|---|
-//! | up to 64, all ASCII | answered inline (`crate::ascii::short_ascii`) | the same (`crate::chunk::quick_chunk_state`, which also answers chunks of 1-2 bytes with the draft's machine, and any chunk after an error) |
-//! | up to 64 | [`short::check`]: vectors as wide as fit, overlapping; AVX-512 one masked load; shorter than any vector, the scalar machine | [`chunk::check_chunk`]: the same, the carried lead byte as the lane before, the end left open |
-//! | 65-256 | [`long::check_long`] → [`medium::check_medium`]: plain vectors, or block by block after an ASCII first block | [`chunk::check_chunk_long`] → the same, as for the chunk's first block |
-//! | over 256 | [`long::check_long`]: leading ASCII skipped ([`long::leading_ascii`]), then [`long::check_tiered`] → [`tiers`] | [`chunk::check_chunk_tiered`] → the same |
-//!
-//! Each check of a vector is [`rules`]'s. On an error, [`answer`] gives the verdict,
-//! or the exact offset from the scalar machine run from the last character boundary
-//! before the failing block; a chunk's state is read off its last bytes
-//! (`crate::sequence::open_state`).
-//!
 //! # Layout
 //!
+//! Each module uses only those listed before it.
+//!
 //! - [`vector`]: the [`Vector`](vector::Vector) trait, the few operations each
-//!   instruction set provides (`x86`, `aarch64`), and the block size.
-//! - [`rules`]: the pair rules, their nibble tables, the check of one vector, and
-//!   whether its bytes end inside a sequence.
-//! - [`short`]: inputs of at most one block ([`short::check`]).
-//! - [`chunk`]: chunks of data in chunks, checked from the state the chunk before
-//!   left, with the end left open ([`chunk::check_chunk`]).
-//! - [`medium`]: inputs of two to four blocks, without the tiered loop's set-up.
-//! - [`long`]: longer inputs: leading ASCII, then the tiered loop ([`long::check_long`],
-//!   [`long::check_tiered`]).
-//! - [`tiers`]: runs of non-ASCII blocks, each checked in the cheapest tier.
-//! - [`ascii`]: the ASCII fast paths.
-//! - [`answer`]: the two answers of a check (offset or verdict), with the scalar
-//!   back end as their fallbacks; [`entry`]: the functions each back end compiles.
+//!   instruction set provides, and the block size.
+//! - [`rules`]: the algorithm's three steps, for one vector and for one block:
+//!   the pair rules and their nibble tables, the error lanes, whether the bytes
+//!   end inside a sequence, the ASCII test.
+//! - [`plain`]: inputs of at most four blocks, checked straight through.
+//! - [`tiers`]: longer inputs: the leading ASCII skipped, then the tiered loop.
+//! - [`route`]: which of those runs for an input of `n` bytes, whole or a chunk
+//!   (its table, "Which check runs"), the answers, and the macro that compiles
+//!   each back end's entry points.
+//! - `x86` (SSSE3, AVX2, AVX-512) and `aarch64` (NEON): one file per back end,
+//!   its `Vector` and one `entry_points!` line.
+
+// In the order of the data flow (see Layout above), one group per step.
+mod vector;
+
+mod rules;
+
+mod plain;
+mod tiers;
+
+mod route;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub(crate) mod aarch64;
-mod answer;
-mod ascii;
-mod chunk;
-mod entry;
-mod long;
-mod medium;
-mod rules;
-mod short;
-mod tiers;
-mod vector;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod x86;
 
 // The short inputs answered before a back end (`crate::ascii::SHORT`) are those of
-// at most one block, which `short::check` takes in one pass.
+// at most one block, which `route::check` takes in one pass.
 const _: () = assert!(vector::BLOCK == crate::ascii::SHORT);

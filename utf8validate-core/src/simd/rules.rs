@@ -1,8 +1,11 @@
-//! The three steps of the algorithm (see the parent module): the kinds of ill-formed
-//! pairs of adjacent bytes, the three nibble tables derived from them, and the
-//! error lanes of one vector from the bytes 1, 2 and 3 positions earlier (steps 1
-//! and 2); and whether a vector's bytes end inside a sequence, [`ends_inside_lanes`]
-//! (step 3; the byte-by-byte forms are in `crate::sequence`).
+//! The three steps of the algorithm (see the parent module), for one vector and
+//! for one block: the kinds of ill-formed pairs of adjacent bytes, the three
+//! nibble tables derived from them, and the error lanes of one vector from the
+//! bytes 1, 2 and 3 positions earlier (steps 1 and 2, [`errors`]); whether a
+//! vector's bytes end inside a sequence (step 3, [`ends_inside_lanes`]; the
+//! byte-by-byte forms are in `crate::sequence`); the same over a block, its bytes
+//! before read from memory or taken from the vector before ([`block_errors`],
+//! [`block_errors_after`]); and the ASCII test of a block ([`is_ascii`]).
 
 use super::vector::{Vector, BLOCK};
 
@@ -321,6 +324,194 @@ static INCOMPLETE_LIMITS: [u8; BLOCK] = {
     limits[BLOCK - 1] = 0xC0 - 1;
     limits
 };
+
+// The checks of whole vectors and blocks, from memory or from the vector before.
+
+/// The error lanes of the vector at `q` in `TIER` (see [`errors`]), reading
+/// the three bytes before it from memory.
+///
+/// # Safety
+/// `q - 3..q + BYTES` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, q: *const u8) -> V {
+    // SAFETY: the loads read within `q - 3..q + BYTES`, readable by the contract;
+    // the caller guarantees the CPU feature. A load whose value `TIER` does not use
+    // is never made.
+    unsafe {
+        errors::<V, TIER>(
+            k,
+            V::load(q),
+            V::load(q.sub(1)),
+            V::load(q.sub(2)),
+            V::load(q.sub(3)),
+        )
+    }
+}
+
+/// The error lanes of `this` in the full check, with `before` the vector before it:
+/// the three bytes before each lane are taken from `before` and `this` by shuffles
+/// ([`Vector::prev1`]-[`Vector::prev3`]), not loaded again.
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn vector_errors_after<V: Vector>(k: &Constants<V>, before: V, this: V) -> V {
+    // SAFETY: the caller guarantees the CPU feature.
+    unsafe {
+        errors::<V, FULL>(
+            k,
+            this,
+            this.prev1(before),
+            this.prev2(before),
+            this.prev3(before),
+        )
+    }
+}
+
+/// The error lanes of the block at `p` in `TIER` (see [`errors`]), reading the
+/// three bytes before each vector from memory.
+///
+/// # Safety
+/// `p - 3..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p: *const u8) -> V {
+    // SAFETY: each `vector_errors` reads within `q - 3..q + BYTES` for `q` in
+    // `p..p + BLOCK` (step BYTES), inside `p - 3..p + BLOCK`; the caller guarantees
+    // the CPU feature.
+    unsafe {
+        let mut error = V::splat(0);
+        for i in 0..BLOCK / V::BYTES {
+            error = error.or(vector_errors::<V, TIER>(k, p.add(i * V::BYTES)));
+        }
+        error
+    }
+}
+
+/// The error lanes of the block at `p`, with `before` the vector before it (zeros
+/// at the start of an input; the carried lead byte before a chunk): the three bytes
+/// before each vector by shuffles from the one before it ([`vector_errors_after`]).
+///
+/// # Safety
+/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
+    // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
+    // `p..p + BLOCK`; the caller guarantees the CPU feature.
+    unsafe {
+        let mut error = V::splat(0);
+        let mut prev = before;
+        for i in 0..BLOCK / V::BYTES {
+            let this = V::load(p.add(i * V::BYTES));
+            error = error.or(vector_errors_after(k, prev, this));
+            prev = this;
+        }
+        error
+    }
+}
+
+/// The error lanes of the whole block at `q`, at least one block into the input,
+/// with the three bytes before each vector taken as the instruction set prefers
+/// ([`Vector::PREV_BY_SHUFFLE`]): by shuffles from the vector before it
+/// ([`block_errors_after`]), or by loads.
+///
+/// # Safety
+/// `q - BYTES..q + BLOCK` must be readable; the CPU feature of `V` must be
+/// present.
+#[inline(always)]
+pub(super) unsafe fn inner_block_errors<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
+    // SAFETY: `q - BYTES..q + BLOCK` is readable by the contract (and `BYTES >=
+    // 3` for the loads one to three bytes back); the caller guarantees the feature.
+    unsafe {
+        if V::PREV_BY_SHUFFLE {
+            block_errors_after(k, q, V::load(q.sub(V::BYTES)))
+        } else {
+            block_errors::<V, FULL>(k, q)
+        }
+    }
+}
+
+/// The lane-wise minimum of [`pairs_fine`] over the block at `p`, reading the
+/// byte before each vector from memory: at most 1 in some lane iff a pair in the
+/// block is ill-formed, for a block that fits [`PAIRS`].
+///
+/// # Safety
+/// `p - 1..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn block_fine<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
+    // SAFETY: each vector reads `q - 1..q + BYTES` for `q` in `p..p + BLOCK` (step
+    // BYTES), inside `p - 1..p + BLOCK`; the caller guarantees the CPU feature.
+    unsafe {
+        let mut fine = V::splat(0xFF);
+        for i in 0..BLOCK / V::BYTES {
+            let q = p.add(i * V::BYTES);
+            fine = fine.min(pairs_fine(k, V::load(q), V::load(q.sub(1))));
+        }
+        fine
+    }
+}
+
+/// The offset of the first block of the group `group..end` (the blocks at
+/// `group`, `group + BLOCK`, ... before `end`) whose error lanes are not all
+/// zero, or of its last block when no block before it has any: the error is then
+/// in that block, or the group ends inside a sequence. Only called on invalid
+/// input, so that `first_error_from_boundary` scans one block, not the whole
+/// group, with the scalar machine. Inlined, to be compiled with the back end's
+/// instruction set.
+///
+/// # Safety
+/// `group >= 3` and `group..end` inside the input at `start`; the CPU feature of
+/// `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn failing_block<V: Vector>(
+    k: &Constants<V>,
+    start: *const u8,
+    group: usize,
+    end: usize,
+) -> usize {
+    let mut block = group;
+    // SAFETY: each `block_errors` reads `block - 3..block + BLOCK`, inside
+    // `group - 3..end` by the contract; the caller guarantees the CPU feature.
+    unsafe {
+        while block + BLOCK < end && !block_errors::<V, FULL>(k, start.add(block)).any_nonzero() {
+            block += BLOCK;
+        }
+    }
+    block
+}
+
+// The ASCII test.
+
+/// True iff the `blocks` blocks at `p` are all ASCII.
+///
+/// # Safety
+/// `p..p + blocks * BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn is_ascii<V: Vector>(p: *const u8, blocks: usize) -> bool {
+    // SAFETY: the loads cover `p..p + blocks * BLOCK`, readable by the contract.
+    unsafe {
+        let mut any = V::load(p);
+        for i in 1..blocks * (BLOCK / V::BYTES) {
+            any = any.or(V::load(p.add(i * V::BYTES)));
+        }
+        !any.any_high_bit()
+    }
+}
+
+/// The lane-wise maximum of the vectors of the block at `p`.
+///
+/// # Safety
+/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+#[inline(always)]
+pub(super) unsafe fn block_max<V: Vector>(p: *const u8) -> V {
+    // SAFETY: the loads cover `p..p + BLOCK`, readable by the contract.
+    unsafe {
+        let mut most = V::load(p);
+        for i in 1..BLOCK / V::BYTES {
+            most = most.max(V::load(p.add(i * V::BYTES)));
+        }
+        most
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,116 +1,203 @@
-//! The tiers of the check: a block whose bytes (and the three before it) hold no
-//! 3- or 4-byte lead, or no 4-byte lead, can never fail the parts of step 2 that
-//! need them, and is checked without those parts. Runs of non-ASCII blocks are
-//! checked here, each in the cheapest tier its blocks allow.
+//! The check of inputs (and chunks) longer than four blocks: the leading ASCII
+//! skipped a block at a time ([`leading_ascii`]), then the tiered loop
+//! ([`check_tiered`]).
+//!
+//! The tiers: a block whose bytes (and the three before it) hold no 3- or 4-byte
+//! lead, or no 4-byte lead, can never fail the parts of step 2 that need them,
+//! and is checked without those parts. Runs of non-ASCII blocks are checked in
+//! groups ([`check_stretch`]), each in the cheapest tier its blocks allow; runs of
+//! ASCII blocks between them only need the block before not to end inside a
+//! sequence.
 
-use super::rules::{ends_inside_lanes, errors, pairs_fine, Constants, FULL, NO_FOUR_BYTE, PAIRS};
+use super::rules::{
+    block_errors, block_errors_after, block_fine, block_max, ends_inside_lanes, failing_block,
+    is_ascii, Constants, FULL, NO_FOUR_BYTE, PAIRS,
+};
 use super::vector::{Vector, BLOCK};
+use crate::sequence::ends_inside_sequence;
+
+/// Inputs at least this long are read in 64-byte aligned blocks after the first.
+const ALIGN_FROM: usize = 16 * BLOCK;
+
+/// Blocks per step inside a run of ASCII (one OR-reduction and one branch per
+/// 256 bytes).
+const ASCII_RUN: usize = 4;
 
 /// Non-ASCII blocks between tests of the gathered error lanes, and between two
 /// choices of tier. 16 measured 2-4% faster than 8 on long non-ASCII text; on an
-/// error, `tiers::failing_block` finds the block, so the size costs nothing there.
+/// error, `rules::failing_block` finds the block, so the size costs nothing there.
 pub(super) const GROUP: usize = 16;
 
 /// How far ahead of the block being checked a run of non-ASCII blocks asks for
 /// the cache line to be fetched.
 pub(super) const PREFETCH_DISTANCE: usize = 8 * BLOCK;
 
-/// The error lanes of the vector at `q` in `TIER` (see [`errors`]), reading
-/// the three bytes before it from memory.
+// Leading ASCII.
+
+/// Skips the leading ASCII of an input longer than one block, the common case of
+/// protocol text: a load pair and a branch per block, and nothing else set up, so
+/// that an input that is all ASCII never pays for [`check_tiered`]'s set-up (saved
+/// registers, constants). `None` when every byte is ASCII, else `Some(at)`: every
+/// byte before `at` is ASCII, and `at` is 0, or the offset of the first whole block
+/// that is not all ASCII, or the last offset with less than a whole block after it.
+///
+/// Long inputs move to 64-byte aligned blocks after the first (a load that
+/// straddles two cache lines costs twice as much): see [`second_block`].
 ///
 /// # Safety
-/// `q - 3..q + BYTES` must be readable; the CPU feature of `V` must be present.
+/// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
 #[inline(always)]
-pub(super) unsafe fn vector_errors<V: Vector, const TIER: u8>(k: &Constants<V>, q: *const u8) -> V {
-    // SAFETY: the loads read within `q - 3..q + BYTES`, readable by the contract;
-    // the caller guarantees the CPU feature. A load whose value `TIER` does not use
-    // is never made.
+pub(super) unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY: the caller guarantees the CPU feature; both `is_ascii` read one
+    // block inside `bytes` as `BLOCK < len`.
     unsafe {
-        errors::<V, TIER>(
-            k,
-            V::load(q),
-            V::load(q.sub(1)),
-            V::load(q.sub(2)),
-            V::load(q.sub(3)),
-        )
+        if !is_ascii::<V>(start, 1) {
+            return Some(0);
+        }
+        let at = skip_ascii::<V>(bytes, second_block(bytes));
+        if at + BLOCK > len && (at == len || is_ascii::<V>(start.add(len - BLOCK), 1)) {
+            return None;
+        }
+        Some(at)
     }
 }
 
-/// The error lanes of `this` in the full check, with `before` the vector before it:
-/// the three bytes before each lane are taken from `before` and `this` by shuffles
-/// ([`Vector::prev1`]-[`Vector::prev3`]), not loaded again.
+/// The offset of the block checked after the first: the first 64-byte aligned
+/// address in long inputs (the second block may then overlap the first by up to
+/// 63 bytes, which are checked twice; no byte is skipped), unless it is 1 or 2 bytes
+/// into the input, where the three bytes before the block would start before the
+/// input. In shorter inputs the overlap would cost more than the straddling loads
+/// save.
+#[inline(always)]
+fn second_block(bytes: &[u8]) -> usize {
+    if bytes.len() < ALIGN_FROM {
+        return BLOCK;
+    }
+    // 1 to BLOCK: the bytes from the start of the input to the next 64-byte
+    // aligned address, so the second block overlaps the first by the rest of it
+    // and leaves no gap.
+    let aligned = BLOCK - bytes.as_ptr() as usize % BLOCK;
+    if aligned >= 3 {
+        aligned
+    } else {
+        BLOCK
+    }
+}
+
+/// The offset of the first block at or after `at` that is not all ASCII, or the
+/// first offset past `at` with less than a whole block left. Runs of ASCII in text
+/// with scattered non-ASCII characters are short, so the first blocks are taken
+/// one at a time; a longer run goes on [`ASCII_RUN`] blocks at a time.
 ///
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn vector_errors_after<V: Vector>(k: &Constants<V>, before: V, this: V) -> V {
-    // SAFETY: the caller guarantees the CPU feature.
+pub(super) unsafe fn skip_ascii<V: Vector>(bytes: &[u8], mut at: usize) -> usize {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY: every `is_ascii` reads `at..at + n * BLOCK`, inside `bytes` by the
+    // test before it; the caller guarantees the CPU feature.
     unsafe {
-        errors::<V, FULL>(
-            k,
-            this,
-            this.prev1(before),
-            this.prev2(before),
-            this.prev3(before),
-        )
-    }
-}
-
-/// The tier of a block (and the three bytes before it) whose lane-wise maximum
-/// is `most`.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn tier_of<V: Vector>(k: &Constants<V>, most: V) -> u8 {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        if fits_tier::<V, PAIRS>(k, most) {
-            PAIRS
-        } else if fits_tier::<V, NO_FOUR_BYTE>(k, most) {
-            NO_FOUR_BYTE
-        } else {
-            FULL
+        for _ in 0..ASCII_RUN {
+            if at + BLOCK > len || !is_ascii::<V>(start.add(at), 1) {
+                return at;
+            }
+            at += BLOCK;
+        }
+        while at + ASCII_RUN * BLOCK <= len && is_ascii::<V>(start.add(at), ASCII_RUN) {
+            at += ASCII_RUN * BLOCK;
+        }
+        while at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+            at += BLOCK;
         }
     }
+    at
 }
 
-/// True iff no lane of `most` holds a byte that `TIER` leaves out.
-///
-/// # Safety
-/// The CPU feature of `V` must be present.
-#[inline(always)]
-unsafe fn fits_tier<V: Vector, const TIER: u8>(k: &Constants<V>, most: V) -> bool {
-    // SAFETY: the caller guarantees the CPU feature.
-    unsafe {
-        match TIER {
-            // Bit 7 of `b - 0x60` (saturating) is set iff b >= 0xE0.
-            PAIRS => !most.saturating_sub(k.third_bias).any_high_bit(),
-            // Bit 7 of `b - 0x70` (saturating) is set iff b >= 0xF0.
-            NO_FOUR_BYTE => !most.saturating_sub(k.fourth_bias).any_high_bit(),
-            _ => true,
-        }
-    }
-}
+// The tiered loop.
 
-/// The lane-wise maximum of `q - 3..q + BLOCK`: the block at `q` and the three
-/// bytes before it, for [`tier_of`].
+/// The check of `bytes` from `at`, where [`leading_ascii`] stopped: the tiered
+/// loop. `None` when it passes, else `Some(g)`: every check before offset `g`
+/// passed. Each back end compiles it into a function of its own, so that inputs
+/// that never get here do not pay for its set-up (saved registers, constants).
+///
+/// `before` is the vector before the input (zeros for a whole input; the carried
+/// sequence's lead byte in the last lane for a chunk of data), which only
+/// the first block looks at; with `OPEN`, an input that ends inside a sequence
+/// passes (see `super::route::check_chunk`).
 ///
 /// # Safety
-/// `q - 3..q + BLOCK` must be readable; the CPU feature of `V` must be present.
+/// The CPU feature of `V` must be present, `bytes.len() > plain::MEDIUM` (the last block
+/// then starts far enough in to read the three bytes before it), and `at` is what
+/// [`leading_ascii`] answered for `bytes` (or 0). Call it only from a function
+/// compiled with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-unsafe fn window_max<V: Vector>(q: *const u8) -> V {
-    // SAFETY: the loads read `q - 3 + i * BYTES..q - 3 + (i + 1) * BYTES` for
-    // `i < BLOCK / BYTES` and `q + BLOCK - BYTES..q + BLOCK`, all inside
-    // `q - 3..q + BLOCK`; the caller guarantees the CPU feature.
+pub(super) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
+    bytes: &[u8],
+    mut at: usize,
+    before: V,
+) -> Option<usize> {
+    let len = bytes.len();
+    let start = bytes.as_ptr();
+    // SAFETY (for the whole body): the caller guarantees the CPU feature. Every
+    // `V::load(p)` below reads `p..p + BYTES` where the comment at the load shows
+    // that range is inside `bytes`.
     unsafe {
-        let from = q.sub(3);
-        let mut most = V::load(from);
-        for i in 1..BLOCK / V::BYTES {
-            most = most.max(V::load(from.add(i * V::BYTES)));
+        let second = second_block(bytes);
+        let k = Constants::<V>::new();
+        if at == 0 {
+            // The first block, with `before` before it.
+            if block_errors_after(&k, start, before).any_nonzero() {
+                return Some(0);
+            }
+            at = second;
+            // In bounds: at + BLOCK <= len.
+            if at + BLOCK <= len && is_ascii::<V>(start.add(at), 1) {
+                // An ASCII block is wrong only if the block before it ended inside
+                // a sequence.
+                if ends_inside_sequence(bytes, at) {
+                    return Some(at);
+                }
+                at = skip_ascii::<V>(bytes, at + BLOCK);
+            }
         }
-        most.max(V::load(q.add(BLOCK - V::BYTES)))
+
+        // Whole blocks: stretches of non-ASCII blocks ([`check_stretch`])
+        // and the runs of ASCII blocks between them. Before `at` every check has
+        // passed, and the block at `at`, if whole, is not all ASCII.
+        while at + BLOCK <= len {
+            match check_stretch(&k, bytes, &mut at) {
+                Stretch::BeforeAscii => at = skip_ascii::<V>(bytes, at + BLOCK),
+                Stretch::AtEnd => break,
+                Stretch::Error(block) => return Some(block),
+            }
+        }
+
+        // The tail: the bytes after the last whole block (fewer than 64), checked as
+        // one more block over the last 64 bytes of the input, which overlaps bytes
+        // already checked (the first block covers 0..64 even when `at` is below).
+        if at.max(BLOCK) < len {
+            let from = len - BLOCK;
+            // In bounds: from + BLOCK = len.
+            if is_ascii::<V>(start.add(from), 1) {
+                if ends_inside_sequence(bytes, from) {
+                    return Some(from);
+                }
+                return None;
+            }
+            // In bounds: from = len - BLOCK > plain::MEDIUM - BLOCK >= 3, and
+            // from + BLOCK = len.
+            if block_errors::<V, FULL>(&k, start.add(from)).any_nonzero() {
+                return Some(from);
+            }
+        }
     }
+    if !OPEN && ends_inside_sequence(bytes, bytes.len()) {
+        return Some(len);
+    }
+    None
 }
 
 /// How a stretch of non-ASCII blocks ended ([`check_stretch`]).
@@ -253,129 +340,59 @@ unsafe fn run_in_tier<V: Vector, const TIER: u8>(
     }
 }
 
-/// The error lanes of the block at `p` in `TIER` (see [`errors`]), reading the
-/// three bytes before each vector from memory.
+/// The tier of a block (and the three bytes before it) whose lane-wise maximum
+/// is `most`.
 ///
 /// # Safety
-/// `p - 3..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+/// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn block_errors<V: Vector, const TIER: u8>(k: &Constants<V>, p: *const u8) -> V {
-    // SAFETY: each `vector_errors` reads within `q - 3..q + BYTES` for `q` in
-    // `p..p + BLOCK` (step BYTES), inside `p - 3..p + BLOCK`; the caller guarantees
-    // the CPU feature.
+unsafe fn tier_of<V: Vector>(k: &Constants<V>, most: V) -> u8 {
+    // SAFETY: the caller guarantees the CPU feature.
     unsafe {
-        let mut error = V::splat(0);
-        for i in 0..BLOCK / V::BYTES {
-            error = error.or(vector_errors::<V, TIER>(k, p.add(i * V::BYTES)));
-        }
-        error
-    }
-}
-
-/// The error lanes of the block at `p`, with `before` the vector before it (zeros
-/// at the start of an input; the carried lead byte before a chunk): the three bytes
-/// before each vector by shuffles from the one before it ([`vector_errors_after`]).
-///
-/// # Safety
-/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
-#[inline(always)]
-pub(super) unsafe fn block_errors_after<V: Vector>(k: &Constants<V>, p: *const u8, before: V) -> V {
-    // SAFETY: every load reads `p + i * BYTES..p + (i + 1) * BYTES`, inside
-    // `p..p + BLOCK`; the caller guarantees the CPU feature.
-    unsafe {
-        let mut error = V::splat(0);
-        let mut prev = before;
-        for i in 0..BLOCK / V::BYTES {
-            let this = V::load(p.add(i * V::BYTES));
-            error = error.or(vector_errors_after(k, prev, this));
-            prev = this;
-        }
-        error
-    }
-}
-
-/// The error lanes of the whole block at `q`, at least one block into the input,
-/// with the three bytes before each vector taken as the instruction set prefers
-/// ([`Vector::PREV_BY_SHUFFLE`]): by shuffles from the vector before it
-/// ([`block_errors_after`]), or by loads.
-///
-/// # Safety
-/// `q - BYTES..q + BLOCK` must be readable; the CPU feature of `V` must be
-/// present.
-#[inline(always)]
-pub(super) unsafe fn inner_block_errors<V: Vector>(k: &Constants<V>, q: *const u8) -> V {
-    // SAFETY: `q - BYTES..q + BLOCK` is readable by the contract (and `BYTES >=
-    // 3` for the loads one to three bytes back); the caller guarantees the feature.
-    unsafe {
-        if V::PREV_BY_SHUFFLE {
-            block_errors_after(k, q, V::load(q.sub(V::BYTES)))
+        if fits_tier::<V, PAIRS>(k, most) {
+            PAIRS
+        } else if fits_tier::<V, NO_FOUR_BYTE>(k, most) {
+            NO_FOUR_BYTE
         } else {
-            block_errors::<V, FULL>(k, q)
+            FULL
         }
     }
 }
 
-/// The lane-wise minimum of [`pairs_fine`] over the block at `p`, reading the
-/// byte before each vector from memory: at most 1 in some lane iff a pair in the
-/// block is ill-formed, for a block that fits [`PAIRS`].
+/// True iff no lane of `most` holds a byte that `TIER` leaves out.
 ///
 /// # Safety
-/// `p - 1..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+/// The CPU feature of `V` must be present.
 #[inline(always)]
-unsafe fn block_fine<V: Vector>(k: &Constants<V>, p: *const u8) -> V {
-    // SAFETY: each vector reads `q - 1..q + BYTES` for `q` in `p..p + BLOCK` (step
-    // BYTES), inside `p - 1..p + BLOCK`; the caller guarantees the CPU feature.
+unsafe fn fits_tier<V: Vector, const TIER: u8>(k: &Constants<V>, most: V) -> bool {
+    // SAFETY: the caller guarantees the CPU feature.
     unsafe {
-        let mut fine = V::splat(0xFF);
-        for i in 0..BLOCK / V::BYTES {
-            let q = p.add(i * V::BYTES);
-            fine = fine.min(pairs_fine(k, V::load(q), V::load(q.sub(1))));
+        match TIER {
+            // Bit 7 of `b - 0x60` (saturating) is set iff b >= 0xE0.
+            PAIRS => !most.saturating_sub(k.third_bias).any_high_bit(),
+            // Bit 7 of `b - 0x70` (saturating) is set iff b >= 0xF0.
+            NO_FOUR_BYTE => !most.saturating_sub(k.fourth_bias).any_high_bit(),
+            _ => true,
         }
-        fine
     }
 }
 
-/// The lane-wise maximum of the vectors of the block at `p`.
+/// The lane-wise maximum of `q - 3..q + BLOCK`: the block at `q` and the three
+/// bytes before it, for [`tier_of`].
 ///
 /// # Safety
-/// `p..p + BLOCK` must be readable; the CPU feature of `V` must be present.
+/// `q - 3..q + BLOCK` must be readable; the CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn block_max<V: Vector>(p: *const u8) -> V {
-    // SAFETY: the loads cover `p..p + BLOCK`, readable by the contract.
+unsafe fn window_max<V: Vector>(q: *const u8) -> V {
+    // SAFETY: the loads read `q - 3 + i * BYTES..q - 3 + (i + 1) * BYTES` for
+    // `i < BLOCK / BYTES` and `q + BLOCK - BYTES..q + BLOCK`, all inside
+    // `q - 3..q + BLOCK`; the caller guarantees the CPU feature.
     unsafe {
-        let mut most = V::load(p);
+        let from = q.sub(3);
+        let mut most = V::load(from);
         for i in 1..BLOCK / V::BYTES {
-            most = most.max(V::load(p.add(i * V::BYTES)));
+            most = most.max(V::load(from.add(i * V::BYTES)));
         }
-        most
+        most.max(V::load(q.add(BLOCK - V::BYTES)))
     }
-}
-
-/// The offset of the first block of the group `group..end` (the blocks at
-/// `group`, `group + BLOCK`, ... before `end`) whose error lanes are not all
-/// zero, or of its last block when no block before it has any: the error is then
-/// in that block, or the group ends inside a sequence. Only called on invalid
-/// input, so that `first_error_from_boundary` scans one block, not the whole
-/// group, with the scalar machine. Inlined, to be compiled with the back end's
-/// instruction set.
-///
-/// # Safety
-/// `group >= 3` and `group..end` inside the input at `start`; the CPU feature of
-/// `V` must be present.
-#[inline(always)]
-pub(super) unsafe fn failing_block<V: Vector>(
-    k: &Constants<V>,
-    start: *const u8,
-    group: usize,
-    end: usize,
-) -> usize {
-    let mut block = group;
-    // SAFETY: each `block_errors` reads `block - 3..block + BLOCK`, inside
-    // `group - 3..end` by the contract; the caller guarantees the CPU feature.
-    unsafe {
-        while block + BLOCK < end && !block_errors::<V, FULL>(k, start.add(block)).any_nonzero() {
-            block += BLOCK;
-        }
-    }
-    block
 }

@@ -1,4 +1,4 @@
-//! The NEON back end: [`crate::simd::short::check`] on 16-byte vectors, four per block.
+//! The NEON back end: [`crate::simd::route::check`] on 16-byte vectors, four per block.
 //! `tbl` does the table lookups and `ext` the byte shifts.
 
 use core::arch::aarch64::*;
@@ -124,4 +124,4 @@ pub(crate) fn available() -> bool {
     true
 }
 
-crate::simd::entry::entry_points!("neon", V16, "neon", "NEON");
+crate::simd::route::entry_points!("neon", V16, "neon", "NEON");

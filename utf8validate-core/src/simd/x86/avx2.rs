@@ -1,4 +1,4 @@
-//! The AVX2 back end: [`crate::simd::short::check`] on 32-byte vectors, two per block.
+//! The AVX2 back end: [`crate::simd::route::check`] on 32-byte vectors, two per block.
 
 use super::arch::*;
 
@@ -136,4 +136,4 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_avx2, "avx2");
 
-crate::simd::entry::entry_points!("avx2", V32, "avx2", "AVX2");
+crate::simd::route::entry_points!("avx2", V32, "avx2", "AVX2");

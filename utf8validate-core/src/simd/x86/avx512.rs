@@ -1,4 +1,4 @@
-//! The AVX-512 back end: [`crate::simd::short::check`] on 64-byte vectors, one per block.
+//! The AVX-512 back end: [`crate::simd::route::check`] on 64-byte vectors, one per block.
 //! Needs AVX-512F, AVX-512BW (byte saturating subtraction, byte masks, masked byte
 //! loads) and AVX-512VBMI: its `vpermb` looks bytes up in a 64-entry table using
 //! only the low 6 bits of each index, so with the 16-entry table repeated four
@@ -191,7 +191,7 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vbmi");
 
-crate::simd::entry::entry_points!(
+crate::simd::route::entry_points!(
     "avx512",
     V64,
     "avx512f,avx512bw,avx512vbmi",

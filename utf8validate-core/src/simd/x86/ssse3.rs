@@ -1,4 +1,4 @@
-//! The SSSE3 back end: [`crate::simd::short::check`] on 16-byte vectors, four per block,
+//! The SSSE3 back end: [`crate::simd::route::check`] on 16-byte vectors, four per block,
 //! for x86 CPUs without AVX2. `pshufb` (SSSE3) does the table lookups and
 //! `palignr` (SSSE3) the byte shifts; everything else is SSE2.
 
@@ -131,4 +131,4 @@ pub(crate) fn available() -> bool {
 
 cpufeatures::new!(cpuid_ssse3, "ssse3");
 
-crate::simd::entry::entry_points!("ssse3", V16, "ssse3", "SSSE3");
+crate::simd::route::entry_points!("ssse3", V16, "ssse3", "SSSE3");
