@@ -138,6 +138,20 @@ pub fn link_shared_library_into(dir: &Path) {
     }
 }
 
+/// The environment variable that forces a back end, a testing aid of the library
+/// (see `utf8validate-core/src/dispatch.rs`).
+pub const FORCE_BACKEND: &str = "UTF8VALIDATE_BACKEND";
+
+/// The names of the back ends this CPU supports, best first, as [`FORCE_BACKEND`]
+/// takes them; the last is always `scalar`.
+pub fn back_ends() -> Vec<&'static str> {
+    let names: Vec<_> = utf8validate_core::backends::available()
+        .map(|b| b.name())
+        .collect();
+    assert_eq!(names.last(), Some(&"scalar"), "scalar is always available");
+    names
+}
+
 /// A scratch directory for this test's outputs, under `target/<profile>/c-tests/`.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = library_dir().join("c-tests").join(name);

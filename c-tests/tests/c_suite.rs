@@ -433,27 +433,17 @@ fn guard_pages_shared() {
     assert_passed(&run, NO_SANITIZER);
 }
 
-/// The names of the back ends this CPU supports, best first, as `UTF8VALIDATE_BACKEND`
-/// takes them.
-fn back_ends() -> Vec<&'static str> {
-    let names: Vec<_> = utf8validate_core::backends::available()
-        .map(|b| b.name())
-        .collect();
-    assert_eq!(names.last(), Some(&"scalar"), "scalar is always available");
-    names
-}
-
 #[test]
 fn c_suite_on_every_back_end() {
     let lib = library();
     let exe = build(&suite("suite-backends", Link::Static, &[]), &lib);
     let mut counts = Vec::new();
-    for name in back_ends() {
+    for name in support::back_ends() {
         let passed = run_suite(
             &format!("C suite (static, UTF8VALIDATE_BACKEND={name})"),
             &exe,
             &[],
-            &[("UTF8VALIDATE_BACKEND", name)],
+            &[(support::FORCE_BACKEND, name)],
             NO_SANITIZER,
         );
         counts.push((name, passed));
@@ -466,10 +456,10 @@ fn guard_pages_on_every_back_end() {
     let lib = library();
     let exe = build(&guard_pages("guard-backends", Link::Static, &[]), &lib);
     let mut counts = Vec::new();
-    for name in back_ends() {
+    for name in support::back_ends() {
         let what = format!("guard pages (static, UTF8VALIDATE_BACKEND={name})");
         let mut cmd = Command::new(&exe);
-        cmd.env("UTF8VALIDATE_BACKEND", name);
+        cmd.env(support::FORCE_BACKEND, name);
         let run = run_program(&what, cmd, exe.parent().unwrap());
         counts.push((name, assert_passed(&run, NO_SANITIZER)));
     }

@@ -86,6 +86,7 @@ use std::time::Instant;
 use oracle::inputs::Rng;
 use oracle::{expected_check, std_error, ILL_FORMED, SAMPLES, TRUNCATED};
 use support::c_api::{functions, Functions};
+use support::FORCE_BACKEND;
 use utf8validate_core::{ErrorKind, Stream, Utf8Error};
 
 // The `utf8_state` values of the header.
@@ -1306,20 +1307,10 @@ fn long_chunks(run: &mut Run, plan: &LongPlan) {
 // One child process per back end, and the proof of the back end it runs.
 // ---------------------------------------------------------------------------------
 
-const FORCE_VAR: &str = "UTF8VALIDATE_BACKEND";
 /// Set by the parent in each child: the back end the child must find in use.
 const CHILD_VAR: &str = "UTF8VALIDATE_CHUNKS_CHILD";
 /// The line each child prints last, which the parent requires.
 const MARKER: &str = "chunks child done:";
-
-/// The back ends this CPU supports, best first.
-fn back_ends() -> Vec<&'static str> {
-    let names: Vec<_> = utf8validate_core::backends::available()
-        .map(|b| b.name())
-        .collect();
-    assert_eq!(names.last(), Some(&"scalar"), "scalar is always available");
-    names
-}
 
 /// In the parent, runs the test `test` (this function's caller) in a child process
 /// per back end; in a child, proves the back end and runs `work`.
@@ -1328,7 +1319,7 @@ fn on_every_back_end(test: &str, work: impl FnOnce(&mut Run) -> Range<usize>) {
         return child(test, &name, work);
     }
     let exe = std::env::current_exe().expect("the test knows its own path");
-    for name in back_ends() {
+    for name in support::back_ends() {
         let started = Instant::now();
         let out = Command::new(&exe)
             .args([
@@ -1338,7 +1329,7 @@ fn on_every_back_end(test: &str, work: impl FnOnce(&mut Run) -> Range<usize>) {
                 "--nocapture",
                 "--test-threads=1",
             ])
-            .env(FORCE_VAR, name)
+            .env(FORCE_BACKEND, name)
             .env(CHILD_VAR, name)
             .output()
             .expect("the test binary runs as a child");
@@ -1346,15 +1337,15 @@ fn on_every_back_end(test: &str, work: impl FnOnce(&mut Run) -> Range<usize>) {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
             out.status.success(),
-            "{test} with {FORCE_VAR}={name} failed ({}):\n{stdout}\n{stderr}",
+            "{test} with {FORCE_BACKEND}={name} failed ({}):\n{stdout}\n{stderr}",
             out.status
         );
         let line = stdout
             .lines()
             .find_map(|l| l.find(MARKER).map(|at| &l[at..]))
-            .unwrap_or_else(|| panic!("{test} with {FORCE_VAR}={name} did not run:\n{stdout}"));
+            .unwrap_or_else(|| panic!("{test} with {FORCE_BACKEND}={name} did not run:\n{stdout}"));
         println!(
-            "{FORCE_VAR}={name}: {line} ({:.1?} with start-up)",
+            "{FORCE_BACKEND}={name}: {line} ({:.1?} with start-up)",
             started.elapsed()
         );
     }
@@ -1384,7 +1375,7 @@ fn prove_back_end(name: &str) -> String {
             "the proof of the back end the .so uses",
             "readelf (binutils)",
         );
-        return format!("{FORCE_VAR}={name} trusted (see force_backend.rs)");
+        return format!("{FORCE_BACKEND}={name} trusted (see force_backend.rs)");
     };
     assert_eq!(
         before, "undetected",
@@ -1398,7 +1389,7 @@ fn prove_back_end(name: &str) -> String {
     let after = dispatch_name(f).expect("readelf ran once already");
     assert_eq!(
         after, name,
-        "the back end the .so chose with {FORCE_VAR}={name}"
+        "the back end the .so chose with {FORCE_BACKEND}={name}"
     );
     format!("the .so's dispatch pointer named `{before}`, then `{after}`")
 }
