@@ -43,6 +43,12 @@
 //!   edges inside long chunks, at the end, or none; seeded and reproducible (the
 //!   seed is in every failure message).
 //!
+//! - [`fixed_width_chunks_with_errors_at_their_ends`]: inputs of three chunks and
+//!   37 bytes, cut into chunks of a fixed width on each side of the route edges
+//!   (63-65, 255-257, 320, 1023-1025 bytes), as a reader of fixed-size buffers
+//!   does, with an ill-formed or cut-short sequence at the first byte of each
+//!   chunk, at its last byte, and ending at its last byte.
+//!
 //! Each failure message names the back end, the input (in hex, or its seed), the
 //! cuts, the chunk, the carried state, and what was expected and got: a
 //! reproduction.
@@ -1527,6 +1533,69 @@ fn random_chunks_of_large_inputs_many_seeds() {
     on_every_back_end("random_chunks_of_large_inputs_many_seeds", |run| {
         large_inputs(run, 0..600, 100_000..500_000);
         bucket(301)..BUCKETS.len()
+    });
+}
+
+/// Chunk widths a reader of fixed-size buffers uses (a server's reads, a file
+/// read in blocks), on each side of the back ends' route edges: 64 bytes (one
+/// block), 256 (a few blocks), and 1024 (aligned blocks); 320 is five blocks.
+const FIXED_WIDTHS: &[usize] = &[63, 64, 65, 255, 256, 257, 320, 1023, 1024, 1025];
+
+/// For the ends of a chunk: a stray continuation byte, a byte never used, a
+/// surrogate and an overlong (whose lead byte can end a chunk, the rest in the
+/// next one), and a sequence cut short by ASCII.
+const END_SEQUENCES: &[&[u8]] = &[b"\x80", b"\xFF", b"\xED\xA0\x80", b"\xC0\xAF", b"\xE2\x82A"];
+
+/// Inputs of three chunks of each width in [`FIXED_WIDTHS`] and 37 bytes more (a
+/// length no width divides), cut into chunks of that width, with one sequence of
+/// [`END_SEQUENCES`] starting at the first byte of a chunk, at its last byte, or
+/// ending at its last byte, in every chunk; and each input without the sequence.
+fn fixed_chunks(run: &mut Run) {
+    let texts = Texts::new();
+    for &width in FIXED_WIDTHS {
+        let len = 3 * width + 37;
+        // Mixed text, text without ASCII, and ASCII (the sequence then the only
+        // non-ASCII).
+        for style in [0, 2, 3] {
+            let salt = width * 7 + style;
+            let valid = texts.with(len, 0, b"", style, salt);
+            run.inputs += 1;
+            run.fixed_width(&Expect::new(&valid), width, &|| {
+                format!("{len} bytes of {} text", STYLE_NAMES[style])
+            });
+            for start in (0..len).step_by(width) {
+                let end = (start + width).min(len);
+                for &seq in END_SEQUENCES {
+                    let mut places = vec![start, end - 1, end.saturating_sub(seq.len())];
+                    places.sort_unstable();
+                    places.dedup();
+                    for at in places {
+                        if at + seq.len() > len {
+                            continue;
+                        }
+                        let bytes = texts.with(len, at, seq, style, salt);
+                        run.inputs += 1;
+                        run.fixed_width(&Expect::new(&bytes), width, &|| {
+                            format!(
+                                "{len} bytes of {} text with {} at {at}",
+                                STYLE_NAMES[style],
+                                hex(seq)
+                            )
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn fixed_width_chunks_with_errors_at_their_ends() {
+    on_every_back_end("fixed_width_chunks_with_errors_at_their_ends", |run| {
+        fixed_chunks(run);
+        // Each width's chunks meet whatever states the text leaves: the other
+        // tests cover every state.
+        0..0
     });
 }
 
