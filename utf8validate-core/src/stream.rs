@@ -452,7 +452,10 @@ impl ChunkEnd for HandOff {
 }
 
 impl Backend {
-    /// [`Stream::feed`] through this back end, for tests.
+    /// [`Stream::feed`] through this back end (short chunks included, exactly as
+    /// the stream runs them): the same answer and the same stream afterwards. For
+    /// tests and benchmarks, like the rest of `Backend`; defined here, beside the
+    /// stream's bookkeeping, which the back ends know nothing of.
     pub fn feed(&self, stream: &mut Stream, bytes: &[u8]) -> bool {
         stream.feed_with(bytes, |state, bytes, to| {
             // SAFETY: `feed_with` gives a state other than ERROR, 3 bytes or
