@@ -20,7 +20,7 @@ pub(crate) trait Vector: Copy {
     /// (AVX-512: into a mask register and back).
     const COMPARE_PAIRS: bool;
     /// Whether the check of an input of a few vectors
-    /// (`short::check_vectors_after`, `medium::check_medium`) takes the three
+    /// (`plain::check_vectors_after`, `plain::check_medium`) takes the three
     /// bytes before each vector after the first from the vector before it, already
     /// loaded, with [`Vector::prev1`]-[`Vector::prev3`] (shuffles), rather than
     /// loading them again one to three bytes back. Such a check is one short chain of work per
