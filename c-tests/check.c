@@ -162,6 +162,11 @@ size_t t_first_error(const void *bytes, size_t len)
     return result;
 }
 
+const char *t_guarded(const void *bytes, size_t len)
+{
+    return (const char *)guarded_copy(bytes, len);
+}
+
 utf8_state t_chunk(utf8_state state, const void *bytes, size_t len)
 {
     const unsigned char *copy = guarded_copy(bytes, len);

@@ -48,6 +48,9 @@ const char *hex(const void *bytes, size_t len);
 bool t_validate(const void *bytes, size_t len);
 size_t t_first_error(const void *bytes, size_t len);
 utf8_state t_chunk(utf8_state state, const void *bytes, size_t len);
+/* A guarded copy of bytes[0..len) (valid until the next t_* call), for the functions
+   that have no wrapper. */
+const char *t_guarded(const void *bytes, size_t len);
 
 /* The draft's state names, for messages. */
 const char *state_name(utf8_state state);
@@ -57,5 +60,6 @@ void test_state_machine(void);
 void test_examples(void);
 void test_never_used(void);
 void test_chunks(void);
+void test_server(void);
 
 #endif /* C_TESTS_CHECK_H */

@@ -64,5 +64,7 @@ int main(int argc, char **argv)
     test_never_used();
     printf("== chunks: every split of multilingual text\n");
     test_chunks();
+    printf("== a server's entry check: short strings, %%-encoded text, log lines\n");
+    test_server();
     return check_summary();
 }

@@ -209,6 +209,21 @@ typedef struct {
   size_t reserved;
 } utf8_stream;
 
+/**
+ * A range of byte offsets, `[start, end)`: the bytes `buf + start` up to but not
+ * including `buf + end`.
+ */
+typedef struct {
+  /**
+   * The first offset in the range.
+   */
+  size_t start;
+  /**
+   * The offset just past the range (`start` for an empty range).
+   */
+  size_t end;
+} utf8_span;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -624,12 +639,189 @@ size_t utf8_escape(const char *buf, size_t len, char *out, size_t out_cap);
  */
 size_t utf8_replace(const char *buf, size_t len, char *out, size_t out_cap);
 
+/**
+ * Writes `buf[0..len)` into `out` as `utf8_escape` does, and also writes as "\xHH"
+ * each byte of a double quote ("\x22"), of a C0 control character (U+0000-U+001F:
+ * a newline is "\x0A"), of DEL (U+007F), of a C1 control character (U+0080-U+009F:
+ * two escapes) and of U+2028 and U+2029 (three escapes each): the result stays on
+ * one line and inside double quotes, for a log line such as
+ * `value="..."` that a reader splits on quotes and newlines.
+ *
+ * - Decoding the result is the same as for `utf8_escape`: `\\` is a backslash,
+ *   "\xHH" is the byte 0xHH, every other byte is itself.
+ * - Return value, truncation, `out_cap == 0`, `out == NULL` and `buf == NULL`: as
+ *   for `utf8_escape` (the result is at most `4 * len` bytes; a cut falls between
+ *   two units, and the three escapes of U+2028 are three units).
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+ *   `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+ * is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+ * must not overlap.
+ */
+size_t utf8_escape_quoted(const char *buf, size_t len, char *out, size_t out_cap);
+
+/**
+ * The length of the longest prefix of `buf[0..len)` that is at most `max` bytes
+ * long and does not end inside a character or inside the maximal subpart of an
+ * ill-formed sequence (Unicode section 3.9): for cutting a header name or a request
+ * line to length in a log line, so that the rendered cut (`utf8_escape_quoted`)
+ * shows whole characters.
+ *
+ * - Returns `len` when `len <= max`; otherwise `max` moved back by 0-3 bytes to the
+ *   start of the character it would split (for "añb" and `max` 2: 1).
+ * - Looks only at the bytes just before and after `buf + max`.
+ * - `buf == NULL` with `len > 0` returns 0; `buf` is not dereferenced.
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes.
+ */
+size_t utf8_truncate(const char *buf, size_t len, size_t max);
+
+/**
+ * The bytes around an error to show in a log line: a range of `buf[0..len)` that
+ * holds the maximal subpart `[err->offset, err->offset + err->length)`, up to
+ * `context` bytes before it and `context` bytes after it, and neither starts nor
+ * ends inside a character or a maximal subpart (Unicode section 3.9), so that the
+ * rendered window (`utf8_escape_quoted`) shows whole characters; each side may be
+ * up to 3 bytes shorter than `context` for that.
+ *
+ * - `err`: an error of these bytes, as `utf8_check` or `utf8_stream_finish`
+ *   reported it (for percent-encoded text, `utf8_percent_error.error` with the
+ *   decoded bytes).
+ * - An `err` that does not lie within `buf[0..len)` gives the empty range at
+ *   `min(err->offset, len)`. `err == NULL`, or `buf == NULL` with `len > 0`, gives
+ *   `{0, 0}`; neither is dereferenced.
+ * - Thread-safe; allocates nothing; reads only `*err` and the few bytes of
+ *   `buf[0..len)` at the two ends of the window.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes, and unless
+ * it is NULL, `err` must point to a readable `utf8_error`.
+ */
+utf8_span utf8_error_context(const char *buf, size_t len, const utf8_error *err, size_t context);
+
+/**
+ * Checks whether percent-encoded text (a URL path or query argument, a form field:
+ * RFC 3986 section 2.1) decodes to well-formed UTF-8 (RFC 3629 section 4), without
+ * writing the decoded bytes anywhere, and when it does not, says where the first
+ * ill-formed sequence is in the decoded bytes and in the raw text.
+ *
+ * - Decoding: "%" followed by two hexadecimal digits (either case) is the byte they
+ *   give; any other "%" is itself; every other byte is itself ("+" too: it is ASCII
+ *   either way). A "%" that starts no escape is kept, so the byte after it is
+ *   still checked: "%4" followed by the raw byte FF is ill-formed.
+ * - `buf`: the raw text; `len`: its length in bytes. `err` and `raw`: where to store
+ *   the detail; either may be NULL.
+ * - Returns true iff the decoded bytes are well-formed; then `*err` (if given) is
+ *   `{ .offset = D, .length = 0, .kind = UTF8_ERROR_NONE }`, where D is the length
+ *   of the decoded bytes, and `*raw` (if given) is `{ len, len }`.
+ * - Returns false otherwise: `*err` is what `utf8_check` reports for the decoded
+ *   bytes (offset and maximal-subpart length counted in decoded bytes, and the
+ *   kind), and `*raw` the raw bytes that decode to that maximal subpart. For
+ *   "q=%C0%AF": `err` is `{ 2, 1, UTF8_ERROR_OVERLONG }` and `raw` `{ 2, 5 }`.
+ * - `buf == NULL` with `len > 0` returns false with `*err` =
+ *   `{ 0, 0, UTF8_ERROR_INVALID_BYTE }` and `*raw` = `{ 0, 0 }`; `buf` is not
+ *   dereferenced.
+ * - Thread-safe; allocates nothing (it decodes 256 bytes at a time on the stack);
+ *   reads only `buf[0..len)`; writes only `*err` and `*raw`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless they
+ * are NULL, `err` must point to a writable `utf8_error` and `raw` to a writable
+ * `utf8_span`.
+ */
+bool utf8_check_percent(const char *buf, size_t len, utf8_error *err, utf8_span *raw);
+
+/**
+ * Writes the decoded form of percent-encoded text into `out`, by the rule of
+ * `utf8_check_percent`, and returns how many bytes it wrote. No check is made:
+ * use `utf8_check_percent` for the verdict (for a log line, decode the text and
+ * show the window that `utf8_error_context` gives for the decoded error).
+ *
+ * - The decoded text is never longer than the raw text: `out_cap >= len` always
+ *   holds all of it. A smaller `out_cap` receives the first `out_cap` decoded
+ *   bytes.
+ * - No NUL is written. `out == NULL` or `out_cap == 0` writes nothing and returns 0.
+ * - `buf == NULL` with `len > 0` is decoded as the empty text (returns 0).
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+ *   `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+ * is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+ * must not overlap.
+ */
+size_t utf8_percent_decode(const char *buf, size_t len, char *out, size_t out_cap);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* UTF8VALIDATE_H */
 
+#ifndef UTF8VALIDATE_INLINE_H
+#define UTF8VALIDATE_INLINE_H
+#include <string.h>
+#if defined(__cplusplus) || (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 199901L)
+#define UTF8VALIDATE_INLINE static inline
+#elif defined(_MSC_VER)
+#define UTF8VALIDATE_INLINE static __inline
+#else
+#define UTF8VALIDATE_INLINE static __inline__
+#endif
+/*
+ * utf8_validate_inline(buf, len): the same answer as utf8_validate(buf, len)
+ * (RFC 3629 section 4; true iff buf[0..len) is well-formed UTF-8), for code that
+ * checks many short strings, such as a server's header names and values: up to 32
+ * bytes of ASCII are answered here, in the caller, by testing the high bits of two
+ * or four overlapping 8-byte loads (a call into the library costs more than that
+ * test); everything else is handed to utf8_validate, which answers longer ASCII
+ * as fast as the caller could. NULL with len 0 is true and NULL with len > 0
+ * false, as for utf8_validate; NULL is not dereferenced. Thread-safe; allocates
+ * nothing; reads only buf[0..len). Needs <string.h> (included here) for memcpy,
+ * which compilers turn into plain loads.
+ */
+UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
+  uint64_t any;
+  if (!buf) {
+    return len == 0;
+  }
+  if (len < 8) {
+    if (len >= 4) {
+      uint32_t a, b;
+      memcpy(&a, buf, 4);
+      memcpy(&b, buf + len - 4, 4);
+      any = a | b;
+    } else if (len > 0) {
+      uint8_t b[3];
+      memcpy(&b[0], buf, 1);
+      memcpy(&b[1], buf + (len >> 1), 1);
+      memcpy(&b[2], buf + len - 1, 1);
+      any = b[0];
+      any |= b[1];
+      any |= b[2];
+    } else {
+      return true;
+    }
+  } else if (len <= 32) {
+    uint64_t w[4];
+    memcpy(&w[0], buf, 8);
+    memcpy(&w[1], buf + len - 8, 8);
+    any = w[0] | w[1];
+    if (len > 16) {
+      memcpy(&w[2], buf + 8, 8);
+      memcpy(&w[3], buf + len - 16, 8);
+      any |= w[2] | w[3];
+    }
+  } else {
+    return utf8_validate(buf, len);
+  }
+  return (any & 0x8080808080808080ULL) == 0 || utf8_validate(buf, len);
+}
+#endif
 /*
  * Debug checks of UTF-8 input, in the spirit of assert() (they need __func__: C99 or
  * C++11). On ill-formed input each writes one line to stderr:

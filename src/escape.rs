@@ -1,4 +1,5 @@
-//! Log-safe rendering for C: `utf8_escape` (reversible) and `utf8_replace` (U+FFFD).
+//! Log-safe rendering for C: `utf8_escape` (reversible), `utf8_escape_quoted` (the
+//! same, kept on one line inside quotes) and `utf8_replace` (U+FFFD).
 
 use core::ffi::c_char;
 use core::mem::MaybeUninit;
@@ -122,4 +123,34 @@ pub unsafe extern "C" fn utf8_replace(
 ) -> usize {
     // SAFETY: forwarded caller contract.
     unsafe { render_c(buf, len, out, out_cap, Mode::Replace) }
+}
+
+/// Writes `buf[0..len)` into `out` as `utf8_escape` does, and also writes as "\xHH"
+/// each byte of a double quote ("\x22"), of a C0 control character (U+0000-U+001F:
+/// a newline is "\x0A"), of DEL (U+007F), of a C1 control character (U+0080-U+009F:
+/// two escapes) and of U+2028 and U+2029 (three escapes each): the result stays on
+/// one line and inside double quotes, for a log line such as
+/// `value="..."` that a reader splits on quotes and newlines.
+///
+/// - Decoding the result is the same as for `utf8_escape`: `\\` is a backslash,
+///   "\xHH" is the byte 0xHH, every other byte is itself.
+/// - Return value, truncation, `out_cap == 0`, `out == NULL` and `buf == NULL`: as
+///   for `utf8_escape` (the result is at most `4 * len` bytes; a cut falls between
+///   two units, and the three escapes of U+2028 are three units).
+/// - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+///   `out[0..out_cap)`.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+/// is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+/// must not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_escape_quoted(
+    buf: *const c_char,
+    len: usize,
+    out: *mut c_char,
+    out_cap: usize,
+) -> usize {
+    // SAFETY: forwarded caller contract.
+    unsafe { render_c(buf, len, out, out_cap, Mode::Quoted) }
 }

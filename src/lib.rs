@@ -66,6 +66,10 @@ mod stream;
 pub use stream::*;
 mod escape;
 pub use escape::*;
+mod excerpt;
+pub use excerpt::*;
+mod percent;
+pub use percent::*;
 mod personality;
 
 /// What a panic does in the C library: abort the process. Nothing in the library

@@ -110,6 +110,10 @@ pub enum Mode {
     Escape,
     /// [`replace_into`].
     Replace,
+    /// [`escape_into`], and also `\xHH` for each byte of `"`, of a C0 or C1 control
+    /// character, of DEL, and of U+2028 and U+2029: the text stays on one line and
+    /// inside double quotes (the C library's `utf8_escape_quoted`).
+    Quoted,
 }
 
 /// The UTF-8 encoding of U+FFFD (EF BF BD).
@@ -173,7 +177,7 @@ fn render_ill_formed<'a>(w: &mut Writer<'_>, bad: &'a [u8], mode: Mode, walk: us
                         w.valid(span(bad, clean, at), mode);
                     }
                     match mode {
-                        Mode::Escape => {
+                        Mode::Escape | Mode::Quoted => {
                             for &byte in span(bad, at, end) {
                                 w.unit(&hex_escape(byte));
                             }
@@ -246,6 +250,9 @@ impl Writer<'_> {
         if mode == Mode::Replace {
             return self.text(run);
         }
+        if mode == Mode::Quoted {
+            return self.quoted(run);
+        }
         let mut rest = run;
         while let Some((before, byte, after)) = split_at_escaped(rest) {
             self.text(before);
@@ -257,6 +264,38 @@ impl Writer<'_> {
             rest = after;
         }
         self.text(rest);
+    }
+
+    /// Well-formed UTF-8 rendered for [`Mode::Quoted`]: as for [`Mode::Escape`], with
+    /// each byte of the characters that could end a line or a quoted string
+    /// (`"`, C0 and C1 controls, DEL, U+2028, U+2029) written as `\xHH`.
+    fn quoted(&mut self, run: &[u8]) {
+        let mut clean = 0;
+        let mut at = 0;
+        while let Some(&byte) = run.get(at) {
+            let width = match (byte, run.get(at + 1), run.get(at + 2)) {
+                (b'\\', _, _) => 1,
+                (0x00..=0x1F | b'"' | 0x7F, _, _) => 1,
+                (0xC2, Some(0x80..=0x9F), _) => 2,
+                (0xE2, Some(0x80), Some(0xA8 | 0xA9)) => 3,
+                _ => 0,
+            };
+            if width == 0 {
+                at += 1;
+                continue;
+            }
+            self.text(span(run, clean, at));
+            for &b in span(run, at, at + width) {
+                if b == b'\\' {
+                    self.unit(b"\\\\");
+                } else {
+                    self.unit(&hex_escape(b));
+                }
+            }
+            at += width;
+            clean = at;
+        }
+        self.text(span(run, clean, run.len()));
     }
 
     /// Well-formed UTF-8 copied as it is; when it does not all fit, the longest

@@ -53,9 +53,9 @@
 //! draft's machine ([`state_machine`]); lead and continuation bytes (`sequence`,
 //! `ascii`); the engines, which check bytes (`scalar`, `chunk` for data in chunks,
 //! `implementation` for what every back end provides, `simd`); `dispatch`; the Rust
-//! API ([`diagnostics`], [`stream`], [`escape`] and the
-//! functions here). The back ends know nothing of the [`Stream`]: they hand a
-//! chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
+//! API ([`diagnostics`], [`stream`], [`percent`] for percent-encoded text, [`escape`]
+//! and [`excerpt`] for log lines, and the functions here). The back ends know
+//! nothing of the [`Stream`]: they hand a chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
 //! its bookkeeping into them through its `ChunkEnd` for that type.
 //!
 //! ## Guarantees (Rust and C alike)
@@ -120,7 +120,11 @@ pub mod diagnostics;
 
 pub mod stream;
 
+pub mod percent;
+
 pub mod escape;
+
+pub mod excerpt;
 
 // The examples of the crate's README run as doctests.
 #[cfg(doctest)]
@@ -133,6 +137,7 @@ pub use dispatch::backends;
 
 pub use diagnostics::{check, ErrorKind, Utf8Error};
 pub use escape::{escape_into, replace_into, Rendered};
+pub use percent::{check_percent, PercentError};
 pub use state_machine::{byte_class, next_state, ByteClass, State};
 pub use stream::Stream;
 

@@ -1,0 +1,124 @@
+//! Percent-encoded text for C: `utf8_check_percent` and `utf8_percent_decode`.
+
+use core::ffi::c_char;
+use core::mem::MaybeUninit;
+
+use crate::args::input;
+use crate::excerpt::Span;
+use utf8validate_core::percent::{check_percent, decode_uninit};
+use utf8validate_core::{ErrorKind, Utf8Error};
+
+/// Checks whether percent-encoded text (a URL path or query argument, a form field:
+/// RFC 3986 section 2.1) decodes to well-formed UTF-8 (RFC 3629 section 4), without
+/// writing the decoded bytes anywhere, and when it does not, says where the first
+/// ill-formed sequence is in the decoded bytes and in the raw text.
+///
+/// - Decoding: "%" followed by two hexadecimal digits (either case) is the byte they
+///   give; any other "%" is itself; every other byte is itself ("+" too: it is ASCII
+///   either way). A "%" that starts no escape is kept, so the byte after it is
+///   still checked: "%4" followed by the raw byte FF is ill-formed.
+/// - `buf`: the raw text; `len`: its length in bytes. `err` and `raw`: where to store
+///   the detail; either may be NULL.
+/// - Returns true iff the decoded bytes are well-formed; then `*err` (if given) is
+///   `{ .offset = D, .length = 0, .kind = UTF8_ERROR_NONE }`, where D is the length
+///   of the decoded bytes, and `*raw` (if given) is `{ len, len }`.
+/// - Returns false otherwise: `*err` is what `utf8_check` reports for the decoded
+///   bytes (offset and maximal-subpart length counted in decoded bytes, and the
+///   kind), and `*raw` the raw bytes that decode to that maximal subpart. For
+///   "q=%C0%AF": `err` is `{ 2, 1, UTF8_ERROR_OVERLONG }` and `raw` `{ 2, 5 }`.
+/// - `buf == NULL` with `len > 0` returns false with `*err` =
+///   `{ 0, 0, UTF8_ERROR_INVALID_BYTE }` and `*raw` = `{ 0, 0 }`; `buf` is not
+///   dereferenced.
+/// - Thread-safe; allocates nothing (it decodes 256 bytes at a time on the stack);
+///   reads only `buf[0..len)`; writes only `*err` and `*raw`.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; unless they
+/// are NULL, `err` must point to a writable `utf8_error` and `raw` to a writable
+/// `utf8_span`.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_check_percent(
+    buf: *const c_char,
+    len: usize,
+    err: *mut Utf8Error,
+    raw: *mut Span,
+) -> bool {
+    // SAFETY: forwarded caller contract.
+    let outcome = unsafe { input(buf, len) }.map(check_percent);
+    let (ok, detail, span) = match outcome {
+        Some(Ok(decoded)) => (
+            true,
+            Utf8Error {
+                offset: decoded,
+                length: 0,
+                kind: ErrorKind::None,
+            },
+            Span {
+                start: len,
+                end: len,
+            },
+        ),
+        Some(Err(e)) => (
+            false,
+            e.error,
+            Span {
+                start: e.raw_offset,
+                end: e.raw_offset + e.raw_length,
+            },
+        ),
+        None => (
+            false,
+            Utf8Error {
+                offset: 0,
+                length: 0,
+                kind: ErrorKind::InvalidByte,
+            },
+            Span { start: 0, end: 0 },
+        ),
+    };
+    if !err.is_null() {
+        // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable
+        // `utf8_error`; `write` does not read the old value.
+        unsafe { err.write(detail) };
+    }
+    if !raw.is_null() {
+        // SAFETY: as for `err`, for a `utf8_span`.
+        unsafe { raw.write(span) };
+    }
+    ok
+}
+
+/// Writes the decoded form of percent-encoded text into `out`, by the rule of
+/// `utf8_check_percent`, and returns how many bytes it wrote. No check is made:
+/// use `utf8_check_percent` for the verdict (for a log line, decode the text and
+/// show the window that `utf8_error_context` gives for the decoded error).
+///
+/// - The decoded text is never longer than the raw text: `out_cap >= len` always
+///   holds all of it. A smaller `out_cap` receives the first `out_cap` decoded
+///   bytes.
+/// - No NUL is written. `out == NULL` or `out_cap == 0` writes nothing and returns 0.
+/// - `buf == NULL` with `len > 0` is decoded as the empty text (returns 0).
+/// - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only
+///   `out[0..out_cap)`.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+/// is NULL, `out` must point to at least `out_cap` writable bytes; the two ranges
+/// must not overlap.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_percent_decode(
+    buf: *const c_char,
+    len: usize,
+    out: *mut c_char,
+    out_cap: usize,
+) -> usize {
+    // SAFETY: forwarded caller contract.
+    let raw = unsafe { input(buf, len) }.unwrap_or(&[]);
+    if out.is_null() {
+        return 0;
+    }
+    // SAFETY: `out` is non-NULL and the caller guarantees `out_cap` writable bytes
+    // there that do not overlap `buf[0..len)`; only initialised bytes are written.
+    let dst = unsafe { core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), out_cap) };
+    decode_uninit(raw, dst)
+}

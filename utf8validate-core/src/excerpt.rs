@@ -1,0 +1,195 @@
+//! Which bytes of untrusted input to show in a log line: a prefix of at most so many
+//! bytes ([`prefix`]) and the bytes around an error ([`around`]), each cut only
+//! between two *units*: whole characters and whole maximal subparts of ill-formed
+//! sequences (Unicode §3.9), the units [`crate::escape`] renders. A cut never splits
+//! a character, so a window rendered with [`crate::escape_into`] shows the same
+//! characters and the same `\xHH` escapes as the whole input rendered.
+//!
+//! Both only look at the few bytes around each cut (at most 3 before it and 4 from
+//! it), whatever the length of the input.
+
+use core::ops::Range;
+
+use crate::diagnostics::Utf8Error;
+use crate::sequence::is_continuation;
+
+/// The unit that `bytes[at]` lies strictly inside, as the range of that unit, or
+/// `None` when `at` is a boundary between two units (or the start or the end).
+///
+/// A continuation byte lies inside a unit iff a lead byte at most 3 bytes before it
+/// starts a character or maximal subpart that reaches past it; otherwise it is a
+/// stray continuation byte, a unit of its own.
+fn unit_containing(bytes: &[u8], at: usize) -> Option<Range<usize>> {
+    if !bytes.get(at).copied().is_some_and(is_continuation) {
+        return None;
+    }
+    // The nearest byte before `at` that is not a continuation byte, at most 3 back.
+    let lead = (at.saturating_sub(3)..at)
+        .rev()
+        .find(|&i| bytes.get(i).is_some_and(|&b| !is_continuation(b)))?;
+    // A lead byte starts the unit; ASCII or a byte that is never in UTF-8 does not
+    // take the continuation bytes after it, so `at` starts a unit of its own.
+    let end = match crate::scalar::unit_at(bytes, lead) {
+        Ok(end) | Err(end) => end,
+    };
+    (end > at).then_some(lead..end)
+}
+
+/// The length of the longest prefix of `bytes` that is at most `max` bytes long and
+/// does not end inside a character (or a maximal subpart): `bytes.len()` when that
+/// is at most `max`, else `max` moved back by up to 3 bytes to the start of the
+/// character it would split. For cutting a header name or a request line to length.
+///
+/// ```
+/// use utf8validate_core::excerpt::prefix;
+/// assert_eq!(prefix("añb".as_bytes(), 2), 1);  // 'ñ' is 2 bytes: not split
+/// assert_eq!(prefix("añb".as_bytes(), 3), 3);
+/// assert_eq!(prefix(b"a\x80\x80b", 2), 2);      // stray continuation bytes: units
+/// assert_eq!(prefix(b"ab", 9), 2);
+/// ```
+pub fn prefix(bytes: &[u8], max: usize) -> usize {
+    if bytes.len() <= max {
+        return bytes.len();
+    }
+    unit_containing(bytes, max).map_or(max, |unit| unit.start)
+}
+
+/// The bytes to show around `err`, an error of `bytes` (as [`crate::check`] reports
+/// it): a range that contains the maximal subpart `err.offset..err.offset +
+/// err.length`, at most `context` bytes before it and `context` after it, and that
+/// neither starts nor ends inside a character or a maximal subpart (it may be
+/// shorter than `context` on a side by up to 3 bytes for that).
+///
+/// An `err` that does not lie within `bytes` gives the empty range at
+/// `err.offset.min(bytes.len())`.
+///
+/// ```
+/// use utf8validate_core::{check, excerpt::around};
+/// let input = b"\xC3\xA9\xC3\xA9\xC0\xC3\xA9\xC3\xA9"; // "éé", C0, "éé"
+/// let err = check(input).unwrap_err();                    // C0, at offset 4
+/// assert_eq!(around(input, &err, 3), 2..7);               // one 'é' each side
+/// ```
+pub fn around(bytes: &[u8], err: &Utf8Error, context: usize) -> Range<usize> {
+    let subpart_end = err.offset.saturating_add(err.length);
+    if subpart_end > bytes.len() {
+        let at = err.offset.min(bytes.len());
+        return at..at;
+    }
+    let mut start = err.offset.saturating_sub(context);
+    if let Some(unit) = unit_containing(bytes, start) {
+        // Before the error every unit is a whole character, which ends at or before
+        // `err.offset`: start after it.
+        start = unit.end.min(err.offset);
+    }
+    let mut end = subpart_end.saturating_add(context).min(bytes.len());
+    if let Some(unit) = unit_containing(bytes, end) {
+        end = unit.start.max(subpart_end);
+    }
+    start..end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::vec::Vec;
+
+    /// The boundaries between units, from the definition: the ends of the pieces
+    /// `from_utf8` splits the input into (valid runs, and each `error_len`).
+    fn boundaries(bytes: &[u8]) -> Vec<usize> {
+        let mut cuts = std::vec![0];
+        let mut at = 0;
+        while at < bytes.len() {
+            match core::str::from_utf8(&bytes[at..]) {
+                Ok(s) => {
+                    cuts.extend(s.char_indices().skip(1).map(|(i, _)| at + i));
+                    at = bytes.len();
+                }
+                Err(e) => {
+                    let good = &bytes[at..at + e.valid_up_to()];
+                    let good = core::str::from_utf8(good).unwrap();
+                    cuts.extend(good.char_indices().map(|(i, _)| at + i).filter(|&i| i > at));
+                    if e.valid_up_to() > 0 {
+                        cuts.push(at + e.valid_up_to());
+                    }
+                    at += e.valid_up_to()
+                        + e.error_len().unwrap_or(bytes.len() - at - e.valid_up_to());
+                }
+            }
+            if at > *cuts.last().unwrap() {
+                cuts.push(at);
+            }
+        }
+        cuts.dedup();
+        cuts
+    }
+
+    fn samples() -> Vec<Vec<u8>> {
+        let pieces: [&[u8]; 12] = [
+            b"a",
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\x80",
+            b"\xC0\xAF",
+            b"\xE2\x82",
+            b"\xF0\x9F\x98",
+            b"\xED\xA0\x80",
+            b"\xFF",
+            b"\xF4\x90\x80\x80",
+            b"\xE2\x82\x80\x80",
+        ];
+        let mut out = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    out.push([a, b, c].concat());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn prefix_ends_at_the_last_boundary_within_max() {
+        for bytes in samples() {
+            let cuts = boundaries(&bytes);
+            for max in 0..=bytes.len() + 1 {
+                let want = cuts.iter().copied().filter(|&c| c <= max).max().unwrap();
+                assert_eq!(prefix(&bytes, max), want, "{bytes:02X?} max {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn around_is_the_widest_window_between_boundaries() {
+        for bytes in samples() {
+            let Err(err) = crate::check(&bytes) else {
+                continue;
+            };
+            let cuts = boundaries(&bytes);
+            let end_of = err.offset + err.length;
+            for context in 0..8 {
+                let lo = err.offset.saturating_sub(context);
+                let hi = (end_of + context).min(bytes.len());
+                let want_start = cuts.iter().copied().filter(|&c| c >= lo).min().unwrap();
+                let want_end = cuts.iter().copied().filter(|&c| c <= hi).max().unwrap();
+                assert_eq!(
+                    around(&bytes, &err, context),
+                    want_start..want_end,
+                    "{bytes:02X?} {err:?} {context}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_error_outside_the_bytes_gives_an_empty_window() {
+        let err = Utf8Error {
+            offset: 5,
+            length: 2,
+            kind: crate::ErrorKind::Overlong,
+        };
+        assert_eq!(around(b"abcdef", &err, 4), 5..5);
+        assert_eq!(around(b"abc", &err, 4), 3..3);
+    }
+}
