@@ -21,8 +21,16 @@
 
 /* Bytes of the part shown before and after the maximal subpart in the log. */
 #define NGX_HTTP_UTF8_CHECK_CONTEXT  32
-/* The longest window: context, a maximal subpart of at most 3 bytes, context. */
-#define NGX_HTTP_UTF8_CHECK_WINDOW   (2 * NGX_HTTP_UTF8_CHECK_CONTEXT + 3)
+/*
+ * The body's bytes the log line's window is cut from: on each side of the
+ * maximal subpart (at most 3 bytes), the context and 3 bytes beyond it, so
+ * that utf8_error_context() sees whether a cut would fall inside a character.
+ * The tail of the body kept from earlier pieces also holds the up to 3 bytes
+ * of a sequence that the previous piece ended inside.
+ */
+#define NGX_HTTP_UTF8_CHECK_SIDE     (NGX_HTTP_UTF8_CHECK_CONTEXT + 3)
+#define NGX_HTTP_UTF8_CHECK_WINDOW   (2 * NGX_HTTP_UTF8_CHECK_SIDE + 3)
+#define NGX_HTTP_UTF8_CHECK_KEEP     (NGX_HTTP_UTF8_CHECK_SIDE + 3)
 /* Longest header name and request line shown in the log, in bytes. */
 #define NGX_HTTP_UTF8_CHECK_NAME_MAX     64
 #define NGX_HTTP_UTF8_CHECK_REQUEST_MAX  128
@@ -42,7 +50,7 @@ typedef struct {
     /* the body, as it arrives */
     utf8_stream      stream;
     off_t            received;
-    u_char           tail[NGX_HTTP_UTF8_CHECK_CONTEXT];
+    u_char           tail[NGX_HTTP_UTF8_CHECK_KEEP];
     size_t           tail_len;
 
     /* what the phase handler answers when it is called again */
@@ -68,10 +76,6 @@ static ngx_int_t ngx_http_utf8_check_args(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx);
 static ngx_int_t ngx_http_utf8_check_headers(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx);
-static size_t ngx_http_utf8_check_decode(u_char *dst, u_char *src,
-    size_t len);
-static ngx_inline ngx_uint_t ngx_http_utf8_check_valid(u_char *p,
-    size_t len);
 static ngx_int_t ngx_http_utf8_check_reject(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx,
     ngx_http_utf8_check_where_t *where, utf8_error *err, u_char *data,
@@ -79,7 +83,6 @@ static ngx_int_t ngx_http_utf8_check_reject(ngx_http_request_t *r,
 static void ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
     ngx_http_utf8_check_where_t *where, utf8_error *err, u_char *data,
     size_t len, size_t base);
-static size_t ngx_http_utf8_check_cut(u_char *p, size_t len, size_t max);
 static u_char *ngx_http_utf8_check_render(u_char *dst, u_char *src,
     size_t len);
 static void ngx_http_utf8_check_body_read(ngx_http_request_t *r);
@@ -114,27 +117,6 @@ static ngx_conf_bitmask_t  ngx_http_utf8_check_parts[] = {
 
 static ngx_conf_num_bounds_t  ngx_http_utf8_check_status_bounds = {
     ngx_conf_check_num_bounds, 400, 599
-};
-
-
-/* the value of a hexadecimal digit, or 16 for any other byte */
-static const u_char  ngx_http_utf8_check_hex[256] = {
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-     0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 16, 16, 16, 16, 16, 16,
-    16, 10, 11, 12, 13, 14, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 10, 11, 12, 13, 14, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-    16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16
 };
 
 
@@ -264,7 +246,7 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
     }
 
     if ((lcf->parts & NGX_HTTP_UTF8_CHECK_URI)
-        && !ngx_http_utf8_check_valid(r->uri.data, r->uri.len))
+        && !utf8_validate_inline((const char *) r->uri.data, r->uri.len))
     {
         utf8_check((const char *) r->uri.data, r->uri.len, &err);
 
@@ -332,9 +314,11 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
 /*
  * The arguments are percent-decoded (%XX only: "+" stays "+", and a "%" not
  * followed by two hexadecimal digits stays as it is) and checked one by one,
- * split at "&". The common case takes one pass over the whole query string:
- * if the decoded query is valid, so is each argument in it, because the
- * separators are ASCII.
+ * split at "&", by utf8_check_percent(), which decodes as it checks. The
+ * common case takes one pass over the whole query string and no buffer: if
+ * the decoded query is valid, so is each argument in it, because the
+ * separators are ASCII. Only the ill-formed argument is decoded into a
+ * buffer, for the log line.
  *
  * Not with nginx's ngx_unescape_uri(): after "%" and one hexadecimal digit it
  * drops the next byte if that is not a digit too, so "%4%FF" would decode to
@@ -345,7 +329,7 @@ static ngx_int_t
 ngx_http_utf8_check_args(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx)
 {
-    u_char                       *p, *end, *amp, *buf, *arg;
+    u_char                       *p, *end, *amp, *buf;
     size_t                        len;
     ngx_uint_t                    position;
     utf8_error                    err;
@@ -353,24 +337,9 @@ ngx_http_utf8_check_args(ngx_http_request_t *r,
 
     p = r->args.data;
     end = p + r->args.len;
-    buf = NULL;
 
-    if (memchr(p, '%', r->args.len) == NULL) {
-        if (utf8_validate((const char *) p, r->args.len)) {
-            return NGX_DECLINED;
-        }
-
-    } else {
-        buf = ngx_pnalloc(r->pool, r->args.len);
-        if (buf == NULL) {
-            return NGX_HTTP_INTERNAL_SERVER_ERROR;
-        }
-
-        len = ngx_http_utf8_check_decode(buf, p, r->args.len);
-
-        if (utf8_validate((const char *) buf, len)) {
-            return NGX_DECLINED;
-        }
+    if (utf8_check_percent((const char *) p, r->args.len, NULL, NULL)) {
+        return NGX_DECLINED;
     }
 
     /* find the first ill-formed argument */
@@ -382,23 +351,22 @@ ngx_http_utf8_check_args(ngx_http_request_t *r,
             amp = end;
         }
 
-        if (buf) {
-            arg = buf;
-            len = ngx_http_utf8_check_decode(buf, p, amp - p);
+        if (!utf8_check_percent((const char *) p, amp - p, &err, NULL)) {
+            buf = ngx_pnalloc(r->pool, amp - p);
+            if (buf == NULL) {
+                return NGX_HTTP_INTERNAL_SERVER_ERROR;
+            }
 
-        } else {
-            arg = p;
-            len = amp - p;
-        }
+            len = utf8_percent_decode((const char *) p, amp - p,
+                                      (char *) buf, amp - p);
 
-        if (!utf8_check((const char *) arg, len, &err)) {
             where.part = "args";
             where.counted = "argument";
             where.position = position;
             where.header = NULL;
 
             return ngx_http_utf8_check_reject(r, lcf, ctx, &where, &err,
-                                              arg, len, 0);
+                                              buf, len, 0);
         }
 
         if (amp == end) {
@@ -414,98 +382,6 @@ ngx_http_utf8_check_args(ngx_http_request_t *r,
                   "utf8_check: no ill-formed argument in an ill-formed query");
 
     return NGX_HTTP_INTERNAL_SERVER_ERROR;
-}
-
-
-/*
- * Eight bytes at a time up to the next "%" (of the bytes the test flags, the
- * lowest is exactly the first "%"). The output never gets ahead of the input,
- * so storing a whole word at d stays inside dst[0 .. len); dst and src must
- * not overlap.
- */
-
-static size_t
-ngx_http_utf8_check_decode(u_char *dst, u_char *src, size_t len)
-{
-    u_char    *d, *end, c, hi, lo;
-    uint64_t   word, x, pct;
-
-    d = dst;
-    end = src + len;
-
-    while (src < end) {
-
-        if (end - src >= 8) {
-            ngx_memcpy(&word, src, 8);
-            x = word ^ 0x2525252525252525ULL;
-            pct = (x - 0x0101010101010101ULL) & ~x & 0x8080808080808080ULL;
-
-            ngx_memcpy(d, &word, 8);
-
-            if (pct == 0) {
-                d += 8;
-                src += 8;
-                continue;
-            }
-
-#if (NGX_HAVE_LITTLE_ENDIAN)
-            /* keep the bytes before the first "%" */
-            c = (u_char) (__builtin_ctzll(pct) >> 3);
-            d += c;
-            src += c;
-#endif
-        }
-
-        c = *src++;
-
-        if (c == '%' && end - src >= 2) {
-            hi = ngx_http_utf8_check_hex[src[0]];
-            lo = ngx_http_utf8_check_hex[src[1]];
-
-            if ((hi | lo) < 16) {
-                c = (u_char) (hi << 4 | lo);
-                src += 2;
-            }
-        }
-
-        *d++ = c;
-    }
-
-    return d - dst;
-}
-
-
-/*
- * Whether the len bytes at p are valid UTF-8. The URI, header names and most
- * header values are short and all ASCII; eight bytes at a time answer for
- * those without a library call, which costs more than the check itself.
- */
-
-static ngx_inline ngx_uint_t
-ngx_http_utf8_check_valid(u_char *p, size_t len)
-{
-    u_char    *q, *end;
-    uint64_t   word, any;
-
-    if (len <= 64) {
-        end = p + len;
-        any = 0;
-
-        for (q = p; end - q >= 8; q += 8) {
-            ngx_memcpy(&word, q, 8);
-            any |= word;
-        }
-
-        while (q < end) {
-            any |= *q++;
-        }
-
-        if ((any & 0x8080808080808080ULL) == 0) {
-            return 1;
-        }
-    }
-
-    return utf8_validate((const char *) p, len);
 }
 
 
@@ -537,7 +413,9 @@ ngx_http_utf8_check_headers(ngx_http_request_t *r,
 
         position++;
 
-        if (!ngx_http_utf8_check_valid(h[i].key.data, h[i].key.len)) {
+        if (!utf8_validate_inline((const char *) h[i].key.data,
+                                  h[i].key.len))
+        {
             utf8_check((const char *) h[i].key.data, h[i].key.len, &err);
 
             where.part = "header-name";
@@ -549,7 +427,9 @@ ngx_http_utf8_check_headers(ngx_http_request_t *r,
                                               h[i].key.data, h[i].key.len, 0);
         }
 
-        if (!ngx_http_utf8_check_valid(h[i].value.data, h[i].value.len)) {
+        if (!utf8_validate_inline((const char *) h[i].value.data,
+                                  h[i].value.len))
+        {
             utf8_check((const char *) h[i].value.data, h[i].value.len, &err);
 
             where.part = "header";
@@ -603,7 +483,9 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
     size_t len, size_t base)
 {
     u_char                    *p, *last;
-    size_t                     lo, hi, end, n, steps;
+    size_t                     lo, hi, n;
+    utf8_span                  window;
+    utf8_error                 here;
     ngx_log_t                  log;
     ngx_http_core_srv_conf_t  *cscf;
     u_char                     line[NGX_MAX_ERROR_STR];
@@ -618,8 +500,8 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
     p = ngx_slprintf(p, last, "utf8_check: rejected, part=%s", where->part);
 
     if (where->header) {
-        n = ngx_http_utf8_check_cut(where->header->data, where->header->len,
-                                    NGX_HTTP_UTF8_CHECK_NAME_MAX);
+        n = utf8_truncate((const char *) where->header->data,
+                          where->header->len, NGX_HTTP_UTF8_CHECK_NAME_MAX);
         p = ngx_slprintf(p, last, " header=\"");
         if ((size_t) (last - p) > NGX_HTTP_UTF8_CHECK_RENDERED(n)) {
             p = ngx_http_utf8_check_render(p, where->header->data, n);
@@ -633,32 +515,14 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
 
     /* the window: whole characters around the maximal subpart */
 
-    end = base + len;
+    here = *err;
+    here.offset = err->offset >= base ? err->offset - base : len + 1;
 
-    if (err->offset < base || err->offset + err->length > end) {
-        /* not in the bytes at hand (cannot happen): show none */
-        lo = base;
-        hi = base;
+    window = utf8_error_context((const char *) data, len, &here,
+                                NGX_HTTP_UTF8_CHECK_CONTEXT);
 
-    } else {
-        lo = err->offset > base + NGX_HTTP_UTF8_CHECK_CONTEXT
-             ? err->offset - NGX_HTTP_UTF8_CHECK_CONTEXT : base;
-
-        while (lo < err->offset && (data[lo - base] & 0xc0) == 0x80) {
-            lo++;
-        }
-
-        hi = ngx_min(end,
-                     err->offset + err->length + NGX_HTTP_UTF8_CHECK_CONTEXT);
-
-        for (steps = 0;
-             hi < end && steps < 3 && hi > err->offset + err->length
-             && (data[hi - base] & 0xc0) == 0x80;
-             steps++)
-        {
-            hi--;
-        }
-    }
+    lo = base + window.start;
+    hi = base + window.end;
 
     p = ngx_slprintf(p, last,
                      " offset=%uz length=%uz kind=%s message=\"%s\""
@@ -676,16 +540,16 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
     p = ngx_slprintf(p, last, "\", client: %V, server: \"",
                      &r->connection->addr_text);
 
-    n = ngx_http_utf8_check_cut(cscf->server_name.data, cscf->server_name.len,
-                                NGX_HTTP_UTF8_CHECK_NAME_MAX);
+    n = utf8_truncate((const char *) cscf->server_name.data,
+                      cscf->server_name.len, NGX_HTTP_UTF8_CHECK_NAME_MAX);
     if ((size_t) (last - p) > NGX_HTTP_UTF8_CHECK_RENDERED(n)) {
         p = ngx_http_utf8_check_render(p, cscf->server_name.data, n);
     }
 
     p = ngx_slprintf(p, last, "\", request: \"");
 
-    n = ngx_http_utf8_check_cut(r->request_line.data, r->request_line.len,
-                                NGX_HTTP_UTF8_CHECK_REQUEST_MAX);
+    n = utf8_truncate((const char *) r->request_line.data,
+                      r->request_line.len, NGX_HTTP_UTF8_CHECK_REQUEST_MAX);
     if ((size_t) (last - p) > NGX_HTTP_UTF8_CHECK_RENDERED(n)) {
         p = ngx_http_utf8_check_render(p, r->request_line.data, n);
     }
@@ -704,85 +568,25 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
 
 
 /*
- * How many of the len bytes at p to show, at most max: a cut moves back over
- * up to 3 continuation bytes, so that it does not split a character.
- */
-
-static size_t
-ngx_http_utf8_check_cut(u_char *p, size_t len, size_t max)
-{
-    size_t  n;
-
-    if (len <= max) {
-        return len;
-    }
-
-    for (n = max; n > max - 3 && (p[n] & 0xc0) == 0x80; n--) {
-        /* void */
-    }
-
-    return n;
-}
-
-
-/*
- * Writes src[0 .. len) as utf8_escape() renders it (well-formed characters as
- * they are, "\\" for a backslash, "\xHH" for each byte of an ill-formed
- * sequence), and also writes as "\xHH" each byte of a double quote, a C0 or
- * C1 control character, DEL, U+2028 and U+2029, so that the text stays on one
- * line and inside its quotes. Decoding is the same: "\\" is a backslash,
- * "\xHH" is the byte HH. dst must have room for 4 * len bytes.
+ * Writes src[0 .. len) as utf8_escape_quoted() renders it (well-formed
+ * characters as they are, "\\" for a backslash, "\xHH" for each byte of an
+ * ill-formed sequence and of a double quote, a C0 or C1 control character,
+ * DEL, U+2028 and U+2029), so that the text stays on one line and inside its
+ * quotes. Decoding: "\\" is a backslash, "\xHH" is the byte HH. dst must
+ * have room for 4 * len bytes; len is at most the longest request line shown.
  */
 
 static u_char *
 ngx_http_utf8_check_render(u_char *dst, u_char *src, size_t len)
 {
-    u_char   *p, *end;
-    size_t    n, width;
-    u_char    escaped[NGX_HTTP_UTF8_CHECK_RENDERED(
-                          NGX_HTTP_UTF8_CHECK_REQUEST_MAX) + 1];
-
-    static u_char  hex[] = "0123456789ABCDEF";
+    size_t  n;
 
     len = ngx_min(len, NGX_HTTP_UTF8_CHECK_REQUEST_MAX);
 
-    n = utf8_escape((const char *) src, len, (char *) escaped,
-                    sizeof(escaped));
-    if (n >= sizeof(escaped)) {
-        n = ngx_strlen(escaped);
-    }
+    n = utf8_escape_quoted((const char *) src, len, (char *) dst,
+                           NGX_HTTP_UTF8_CHECK_RENDERED(len) + 1);
 
-    p = escaped;
-    end = escaped + n;
-
-    while (p < end) {
-
-        if (*p < 0x20 || *p == 0x7f || *p == '"') {
-            width = 1;
-
-        } else if (p[0] == 0xc2 && end - p >= 2 && p[1] < 0xa0) {
-            width = 2;                                /* U+0080 .. U+009F */
-
-        } else if (p[0] == 0xe2 && end - p >= 3 && p[1] == 0x80
-                   && (p[2] == 0xa8 || p[2] == 0xa9))
-        {
-            width = 3;                                /* U+2028, U+2029 */
-
-        } else {
-            *dst++ = *p++;
-            continue;
-        }
-
-        while (width--) {
-            *dst++ = '\\';
-            *dst++ = 'x';
-            *dst++ = hex[*p >> 4];
-            *dst++ = hex[*p & 0xf];
-            p++;
-        }
-    }
-
-    return dst;
+    return dst + ngx_min(n, NGX_HTTP_UTF8_CHECK_RENDERED(len));
 }
 
 
@@ -870,15 +674,16 @@ ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
  * The stream failed in the piece pos[0 .. size), or at the end of the body
  * (size 0). The error starts at most 3 bytes before the piece (the bytes of a
  * sequence the previous piece ended inside), or anywhere in it. The bytes the
- * log line shows around it come from the tail and the piece.
+ * log line shows around it come from the tail and the piece: the context and
+ * up to 3 bytes beyond it on each side, from which the log line's
+ * utf8_error_context() cuts whole characters.
  */
 
 static ngx_int_t
 ngx_http_utf8_check_body_error(ngx_http_request_t *r,
     ngx_http_utf8_check_ctx_t *ctx, u_char *pos, size_t size)
 {
-    size_t                           received, tail_start, lo, hi, from, n,
-                                     steps;
+    size_t                           received, tail_start, lo, hi, from, n;
     utf8_error                       err;
     ngx_http_utf8_check_where_t      where;
     ngx_http_utf8_check_loc_conf_t  *lcf;
@@ -891,11 +696,12 @@ ngx_http_utf8_check_body_error(ngx_http_request_t *r,
     received = (size_t) ctx->received;
     tail_start = received - ctx->tail_len;
 
-    lo = err.offset > NGX_HTTP_UTF8_CHECK_CONTEXT
-         ? err.offset - NGX_HTTP_UTF8_CHECK_CONTEXT : 0;
+    lo = err.offset > NGX_HTTP_UTF8_CHECK_SIDE
+         ? err.offset - NGX_HTTP_UTF8_CHECK_SIDE : 0;
     lo = ngx_max(lo, tail_start);
-    hi = err.offset + err.length + NGX_HTTP_UTF8_CHECK_CONTEXT;
+    hi = err.offset + err.length + NGX_HTTP_UTF8_CHECK_SIDE;
     hi = ngx_min(hi, lo + sizeof(window));
+    hi = ngx_min(hi, received + size);
 
     n = 0;
 
@@ -904,26 +710,10 @@ ngx_http_utf8_check_body_error(ngx_http_request_t *r,
         ngx_memcpy(window, ctx->tail + (lo - tail_start), n);
     }
 
-    if (hi > received && size) {
+    if (hi > received) {
         from = (lo > received) ? lo - received : 0;
-
-        /* end the window on a character boundary, as for the other parts */
-
-        for (steps = 0;
-             hi < received + size && steps < 3
-             && hi > err.offset + err.length
-             && (pos[hi - received] & 0xc0) == 0x80;
-             steps++)
-        {
-            hi--;
-        }
-
-        hi = ngx_min(hi, received + size);
-
-        if (hi > received + from) {
-            ngx_memcpy(window + n, pos + from, hi - received - from);
-            n += hi - received - from;
-        }
+        ngx_memcpy(window + n, pos + from, hi - received - from);
+        n += hi - received - from;
     }
 
     where.part = "body";
@@ -948,14 +738,14 @@ ngx_http_utf8_check_keep_tail(ngx_http_utf8_check_ctx_t *ctx, u_char *pos,
 {
     size_t  keep;
 
-    if (size >= NGX_HTTP_UTF8_CHECK_CONTEXT) {
-        ngx_memcpy(ctx->tail, pos + size - NGX_HTTP_UTF8_CHECK_CONTEXT,
-                   NGX_HTTP_UTF8_CHECK_CONTEXT);
-        ctx->tail_len = NGX_HTTP_UTF8_CHECK_CONTEXT;
+    if (size >= NGX_HTTP_UTF8_CHECK_KEEP) {
+        ngx_memcpy(ctx->tail, pos + size - NGX_HTTP_UTF8_CHECK_KEEP,
+                   NGX_HTTP_UTF8_CHECK_KEEP);
+        ctx->tail_len = NGX_HTTP_UTF8_CHECK_KEEP;
         return;
     }
 
-    keep = ngx_min(ctx->tail_len, NGX_HTTP_UTF8_CHECK_CONTEXT - size);
+    keep = ngx_min(ctx->tail_len, NGX_HTTP_UTF8_CHECK_KEEP - size);
 
     ngx_memmove(ctx->tail, ctx->tail + ctx->tail_len - keep, keep);
     ngx_memcpy(ctx->tail + keep, pos, size);
