@@ -187,6 +187,25 @@ static void percent_encoded(void)
         memcpy(raw + at - at % 6 + 3, "%41", 3);
         percent_case(raw, n);
     }
+    /* Raw UTF-8 runs long enough for the vector validator, cut inside their last
+       character, and what follows them: an escape that completes it, raw bytes,
+       ASCII, an escape that starts another, a byte never in UTF-8. */
+    for (i = 0; i < 5; i++) {
+        static const char *tails[] = {"%A9", "\xA9%41", "%41", "%C3", "\xFF%41"};
+        for (k = 0; k < 3; k++) {
+            n = 0;
+            memcpy(raw + n, "%41", 3);
+            n += 3;
+            for (j = 0; j < 12; j++) {
+                memcpy(raw + n, "\xC3\xA9\xE2\x82\xAC", 5);
+                n += 5;
+            }
+            n -= k;
+            memcpy(raw + n, tails[i], strlen(tails[i]));
+            n += strlen(tails[i]);
+            percent_case(raw, n);
+        }
+    }
     CHECK(!utf8_check_percent(NULL, 3, &err, &span) && err.offset == 0 && err.length == 0 &&
               err.kind == UTF8_ERROR_INVALID_BYTE && span.start == 0 && span.end == 0,
           "NULL with length 3");

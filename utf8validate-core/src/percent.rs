@@ -73,38 +73,28 @@ fn percent_bits(word: u64) -> u64 {
 }
 
 /// Decodes `raw[from..]` into `out` until either ends: returns the raw bytes read and
-/// the decoded bytes written. Eight bytes at a time up to each `%`: each word is
-/// stored whole and the output moves on by the bytes before the `%`, so runs cost a
-/// load, a store and a test per 8 bytes, with no copy loop.
+/// the decoded bytes written, and writes nothing past them. Eight bytes at a time
+/// while a word holds no `%` (a load, a test and a store), then byte by byte up to
+/// and through the escape.
 fn decode_from(raw: &[u8], from: usize, out: &mut [MaybeUninit<u8>]) -> (usize, usize) {
     let mut r = from;
     let mut w = 0;
     loop {
-        // Whole words while 8 raw bytes remain and 8 bytes of `out` are free.
+        // Whole words while 8 raw bytes remain, 8 bytes of `out` are free and the
+        // word holds no `%`.
         while let (Some(&bytes), Some(dst)) = (
             raw.get(r..).and_then(<[u8]>::first_chunk::<8>),
             out.get_mut(w..)
                 .and_then(<[MaybeUninit<u8>]>::first_chunk_mut::<8>),
         ) {
+            if percent_bits(u64::from_le_bytes(bytes)) != 0 {
+                break;
+            }
             *dst = bytes.map(MaybeUninit::new);
-            let bits = percent_bits(u64::from_le_bytes(bytes));
-            if bits == 0 {
-                r += 8;
-                w += 8;
-                continue;
-            }
-            // The bytes before the first `%` are in place; then the escape.
-            let before = (bits.trailing_zeros() / 8) as usize;
-            r += before;
-            w += before;
-            let (byte, width) = escaped(raw, r).map_or((b'%', 1), |b| (b, 3));
-            if let Some(d) = out.get_mut(w) {
-                d.write(byte);
-            }
-            r += width;
-            w += 1;
+            r += 8;
+            w += 8;
         }
-        // The last few raw bytes, or the last few free bytes of `out`: one at a time.
+        // One decoded byte: a raw byte, or the escape at a `%`.
         let (Some(&first), Some(d)) = (raw.get(r), out.get_mut(w)) else {
             break;
         };
