@@ -11,10 +11,11 @@
 //! and no conversion of the answer. Around them, written once for every back end:
 //!
 //! - inputs of at most one SIMD block (`crate::ascii::SHORT`) that are all ASCII
-//!   are answered inline, with no indirect call; other short inputs go to the back
-//!   end, which checks them in one zero-padded masked load (AVX-512), with
-//!   overlapping vectors, or (shorter than the narrowest vector) with the scalar
-//!   machine;
+//!   are answered inline, with no indirect call (inlined into the callers of the
+//!   crate's `validate` and `first_error`, in other crates too); other short inputs
+//!   go to the back end, which checks them in one zero-padded masked load
+//!   (AVX-512), with overlapping vectors, or (shorter than the narrowest vector)
+//!   with the scalar machine;
 //! - [`first_error`] is the same check as [`validate`] up to the first error, whose
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
@@ -145,11 +146,13 @@ static DETECT: Implementation = Implementation {
 /// supports.
 ///
 /// Read only by functions that other crates cannot inline (the public functions
-/// of `lib.rs` are not `#[inline]`), so that it is local to this crate's object
-/// code: the C entry points then read it directly, not through the global offset
-/// table, which an inlinable reader would make it need (an `R_X86_64_GOTPCREL`
-/// relocation in the `.a` that no linker can turn back into a direct access: one
-/// more dependent load before every jump to a back end).
+/// of `lib.rs` are not `#[inline]`, or, for `validate` and `first_error`, read it
+/// only through `validate_rest` and `first_error_rest`, which are not), so that it
+/// is local to this crate's object code: the C entry points then read it
+/// directly, not through the global offset table, which an inlinable reader would
+/// make it need (an `R_X86_64_GOTPCREL` relocation in the `.a` that no linker can
+/// turn back into a direct access: one more dependent load before every jump to a
+/// back end).
 static CURRENT: AtomicPtr<Implementation> =
     AtomicPtr::new(&DETECT as *const Implementation as *mut Implementation);
 
@@ -242,17 +245,47 @@ fn current() -> &'static Implementation {
     unsafe { &*ptr }
 }
 
-/// True iff `bytes` is well-formed UTF-8.
-#[inline]
+/// True iff `bytes` is well-formed UTF-8: short ASCII answered here, in the caller
+/// (inlined into other crates: see `crate::validate`), without reading [`CURRENT`];
+/// the rest by [`validate_rest`], which does.
+#[inline(always)]
 pub(crate) fn validate(bytes: &[u8]) -> bool {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
-    unsafe { validate_with(bytes, current) }
+    // This shape, not `short_ascii(bytes) || validate_rest(bytes)`: the C function
+    // `utf8_validate` inlines it, and with this one its machine code is the same as
+    // before `validate_rest` was split off; with `||`, LLVM laid its short path out
+    // with one more taken branch.
+    if short_ascii(bytes) {
+        return true;
+    }
+    validate_rest(bytes)
 }
 
-/// Offset of the first byte of the first ill-formed sequence, `None` when valid.
-#[inline]
+/// [`validate`] past the short-ASCII test: the jump to the cached back end. Not
+/// `#[inline]`, so that other crates call it rather than compile their own copy:
+/// [`CURRENT`] is only read in this crate's object code (see there).
+pub(crate) fn validate_rest(bytes: &[u8]) -> bool {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
+    // and `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (current().validate)(bytes.as_ptr(), bytes.len()) }
+}
+
+/// Offset of the first byte of the first ill-formed sequence, `None` when valid:
+/// short ASCII answered in the caller, as [`validate`] does, the rest by
+/// [`first_error_rest`].
+#[inline(always)]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
-    error_at(first_error_offset(bytes), bytes)
+    if short_ascii(bytes) {
+        return None;
+    }
+    error_at(first_error_rest(bytes), bytes)
+}
+
+/// [`first_error_offset`] past the short-ASCII test: the jump to the cached back
+/// end. Not `#[inline]`, for the reason [`validate_rest`] is not.
+pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
+    // and `len` describe the readable bytes of a slice, non-NULL even when empty.
+    unsafe { (current().first_error)(bytes.as_ptr(), bytes.len()) }
 }
 
 /// A back end's first error (`bytes.len()` when valid) as `Option`.

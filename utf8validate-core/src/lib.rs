@@ -150,7 +150,10 @@ pub use stream::Stream;
 /// assert!(utf8validate_core::validate("naïve €".as_bytes()));
 /// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
-// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+// `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
+// the rest is a call to `dispatch::validate_rest`, which is not inlinable, so that
+// `dispatch::CURRENT` stays local: see there.
+#[inline]
 pub fn validate(bytes: &[u8]) -> bool {
     dispatch::validate(bytes)
 }
@@ -169,7 +172,9 @@ pub fn validate(bytes: &[u8]) -> bool {
 /// assert_eq!(utf8validate_core::first_error(b"ab\xED\xA0\x80"), Some(2)); // surrogate
 /// assert_eq!(utf8validate_core::first_error(b"ab\xE2\x82"), Some(2));     // truncated
 /// ```
-// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
+// `#[inline]`, as `validate` is (short ASCII in the caller, the rest in
+// `dispatch::first_error_rest`, which keeps `dispatch::CURRENT` local).
+#[inline]
 pub fn first_error(bytes: &[u8]) -> Option<usize> {
     dispatch::first_error(bytes)
 }
