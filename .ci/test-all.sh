@@ -66,6 +66,9 @@ step "release artifacts" bash .ci/release-tests.sh
 # The nginx module built against Debian's nginx-dev (shared and static library), its
 # functional tests in a real nginx on 127.0.0.1, and a soak of 1,000,000 requests.
 step "nginx module" bash .ci/nginx-tests.sh
+# The Apache httpd module built with apxs (shared and static library), its functional
+# tests in a real Apache (event and prefork MPMs), and a soak of 1,000,000 requests.
+step "apache module" bash .ci/apache-tests.sh
 # The independent C ABI benchmark builds against the installed static library, and
 # every contender gives each input's known answer (timings not read here).
 step "C ABI benchmark (smoke)" bash .ci/c-abi-bench-smoke.sh

@@ -1,0 +1,136 @@
+"""An Apache httpd owned by a test or benchmark: its own ServerRoot, configuration,
+pid file, logs and loopback ports, run in the foreground (-DFOREGROUND) as a child
+process and stopped by its process id. Used by test_module.py and ../load/load.py."""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+
+MODULES = "/usr/lib/apache2/modules"
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def base_config(work, mpm, listen, modules=(), error_level="warn"):
+    """The lines every configuration starts with: the MPM, the modules (names of
+    Debian's module files without "mod_" and ".so", or (name, path) pairs), the
+    ports, the files in `work`, and User/Group when run as root (Apache refuses to
+    serve as root)."""
+    lines = [
+        "ServerRoot %s" % work,
+        "ServerName localhost",
+        "PidFile %s/httpd.pid" % work,
+        "DefaultRuntimeDir %s" % work,
+        "Mutex file:%s default" % work,
+        "ErrorLog %s/error.log" % work,
+        "LogLevel %s" % error_level,
+        "LoadModule mpm_%s_module %s/mod_mpm_%s.so" % (mpm, MODULES, mpm),
+        "LoadModule authz_core_module %s/mod_authz_core.so" % MODULES,
+    ]
+    for m in modules:
+        if isinstance(m, tuple):
+            lines.append("LoadModule %s %s" % m)
+        else:
+            lines.append("LoadModule %s_module %s/mod_%s.so" % (m, MODULES, m))
+    if os.geteuid() == 0:
+        lines += ["User nobody", "Group nogroup"]
+    lines += ["Listen 127.0.0.1:%d" % p for p in listen]
+    return "\n".join(lines) + "\n"
+
+
+def config_test(binary, conf_path):
+    """(returncode, output) of `apache2 -t` on a configuration file."""
+    run = subprocess.run([binary, "-t", "-f", conf_path], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, errors="replace")
+    return run.returncode, run.stdout
+
+
+class ApacheProcess:
+    def __init__(self, binary, work, conf_text, port, quiet=False, prefix=()):
+        """Writes work/httpd.conf, checks it with `apache2 -t` and starts Apache;
+        returns when it accepts connections on 127.0.0.1:port and its child
+        processes have started. The configuration should come from base_config().
+        `prefix`: a command that execs Apache in its own process (taskset -c 0)."""
+        self.work = work
+        os.makedirs(work, exist_ok=True)
+        os.chmod(work, 0o755)
+        self.conf = os.path.join(work, "httpd.conf")
+        self.conf_text = conf_text
+        with open(self.conf, "w") as f:
+            f.write(conf_text)
+        self.error_log = os.path.join(work, "error.log")
+        rc, out = config_test(binary, self.conf)
+        if rc != 0:
+            raise RuntimeError("apache2 -t failed:\n" + out)
+        stdout = subprocess.DEVNULL if quiet else None
+        # its own process group: prefork's parent signals its whole group to stop
+        # (prefix: a command that execs Apache in the same process, such as taskset)
+        self.proc = subprocess.Popen(list(prefix) + [binary, "-f", self.conf, "-DFOREGROUND"],
+                                     stdout=stdout, stderr=stdout, start_new_session=True)
+        deadline = time.time() + 15
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                if self.child_pids():
+                    return
+            except OSError:
+                pass
+            if time.time() > deadline or self.proc.poll() is not None:
+                self.stop()
+                raise RuntimeError("apache did not start; see " + self.error_log)
+            time.sleep(0.05)
+
+    def stop(self):
+        """SIGTERM to the parent (it stops its children), SIGKILL after 15 s."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def child_pids(self):
+        pids = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open("/proc/%s/stat" % entry) as f:
+                        fields = f.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[1]) == self.proc.pid:
+                    pids.append(int(entry))
+        return sorted(pids)
+
+    def rss_kb(self, pids=None):
+        """The resident set size of the children (or of `pids`) together, in kB."""
+        total = 0
+        for pid in pids if pids is not None else self.child_pids():
+            try:
+                with open("/proc/%d/status" % pid) as f:
+                    for line in f:
+                        if line.startswith("VmRSS:"):
+                            total += int(line.split()[1])
+            except OSError:
+                pass
+        return total
+
+    def cpu_seconds(self):
+        """User plus system CPU time of the children so far, in seconds."""
+        total = 0
+        for pid in self.child_pids():
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += int(fields[11]) + int(fields[12])
+        return total / os.sysconf("SC_CLK_TCK")
