@@ -779,15 +779,15 @@ size_t utf8_percent_decode(const char *buf, size_t len, char *out, size_t out_ca
  * bytes of ASCII are answered here, in the caller, by testing the high bits of two
  * or four overlapping 8-byte loads (a call into the library costs more than that
  * test); everything else is handed to utf8_validate, which answers longer ASCII
- * as fast as the caller could. NULL with len 0 is true and NULL with len > 0
- * false, as for utf8_validate; NULL is not dereferenced. Thread-safe; allocates
+ * as fast as the caller could. A NULL buf is handed to utf8_validate too, which
+ * answers true for len 0 and false otherwise without dereferencing it. Thread-safe; allocates
  * nothing; reads only buf[0..len). Needs <string.h> (included here) for memcpy,
  * which compilers turn into plain loads.
  */
 UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
   uint64_t any;
-  if (!buf) {
-    return len == 0;
+  if (len > 32 || !buf) {
+    return utf8_validate(buf, len);
   }
   if (len < 8) {
     if (len >= 4) {
@@ -806,7 +806,7 @@ UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
     } else {
       return true;
     }
-  } else if (len <= 32) {
+  } else {
     uint64_t w[4];
     memcpy(&w[0], buf, 8);
     memcpy(&w[1], buf + len - 8, 8);
@@ -816,8 +816,6 @@ UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
       memcpy(&w[3], buf + len - 16, 8);
       any |= w[2] | w[3];
     }
-  } else {
-    return utf8_validate(buf, len);
   }
   return (any & 0x8080808080808080ULL) == 0 || utf8_validate(buf, len);
 }
