@@ -58,7 +58,7 @@ RATIOS = [
 ]
 # The contenders of a --sizes run, and its ranges of lengths (each route's threshold,
 # 16/32/64 bytes for the vectors, 64 and 256 for blocks, falls at a range's edge).
-SIZE_CONTENDERS = CONTENDERS[:3]
+SIZE_CONTENDERS = CONTENDERS[:3] + [("ours_inline", "inline"), ("hand_rolled", "hand-rolled")]
 SIZE_RANGES = [(1, 3), (4, 7), (8, 15), (16, 31), (32, 63), (64, 64), (65, 128), (129, 255),
                (256, 256), (257, 512)]
 RUNS = [
@@ -200,11 +200,40 @@ def sizes_table(results):
             if not rows:
                 cells += ["-"] * 4
                 continue
-            for c, _ in SIZE_CONTENDERS:
+            for c, _ in SIZE_CONTENDERS[:3]:
                 cells.append(f"{median(row[c][0] for row in rows):.1f}")
             ratios = [ratio(row, "ours_validate", "simdutf_validate") for row in rows]
             faster = sum(r > 1 for r in ratios)
             cells.append(f"{median(ratios):.2f}x ({faster}/{len(ratios)})")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def inline_table(results):
+    """The short-string table of a --sizes run: per range of lengths up to 64 bytes and
+    kind of text, the median over the range's lengths of utf8_validate,
+    utf8_validate_inline and the hand-rolled check, and at how many lengths the inline
+    function is at least as fast as the hand-rolled check."""
+    def median(values):
+        values = sorted(values)
+        mid = len(values) // 2
+        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    head = ["bytes"]
+    for kind in ["ASCII", "mixed"]:
+        head += [f"{kind}: validate", "inline", "hand-rolled", "inline <= hand-rolled at"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for lo, hi in [(1, 8), (9, 16), (17, 32), (33, 64)]:
+        cells = [f"{lo}-{hi}"]
+        for kind in ["ascii", "mixed"]:
+            rows = [results[f"size-{kind}-{n}"] for n in range(lo, hi + 1)
+                    if f"size-{kind}-{n}" in results]
+            if not rows or any(c not in row for row in rows for c in ("ours_inline", "hand_rolled")):
+                cells += ["-"] * 4
+                continue
+            for c in ("ours_validate", "ours_inline", "hand_rolled"):
+                cells.append(f"{median(row[c][0] for row in rows):.1f}")
+            at_most = sum(row["ours_inline"][0] <= row["hand_rolled"][0] for row in rows)
+            cells.append(f"{at_most}/{len(rows)}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -296,6 +325,10 @@ def main():
         print(f"utf8validate back end: {context.get('utf8validate_backend', '?')}; simdutf "
               f"kernel: {context.get('simdutf_implementation', '?')}.\n")
         print(sizes_table(results) if sizes else table(results))
+        if sizes:
+            print("\nShort strings: the header's utf8_validate_inline against a hand-rolled "
+                  "8-bytes-at-a-time ASCII test that calls utf8_validate for the rest:\n")
+            print(inline_table(results))
         spread = noise(results, contenders)
         if spread:
             print(f"\n{spread}")
