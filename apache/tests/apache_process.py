@@ -3,19 +3,15 @@ pid file, logs and loopback ports, run in the foreground (-DFOREGROUND) as a chi
 process and stopped by its process id. Used by test_module.py and ../load/load.py."""
 
 import os
-import signal
-import socket
 import subprocess
-import time
+import sys
+
+# the shared helpers, next to the oracle in nginx/tests
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "nginx", "tests"))
+from server_cases import ServerProcess, cpu_seconds, free_port, rss_kb  # noqa: E402,F401
 
 MODULES = "/usr/lib/apache2/modules"
-
-
-def free_port():
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def base_config(work, mpm, listen, modules=(), error_level="warn"):
@@ -52,7 +48,9 @@ def config_test(binary, conf_path):
     return run.returncode, run.stdout
 
 
-class ApacheProcess:
+class ApacheProcess(ServerProcess):
+    NAME = "apache"
+
     def __init__(self, binary, work, conf_text, port, quiet=False, prefix=()):
         """Writes work/httpd.conf, checks it with `apache2 -t` and starts Apache;
         returns when it accepts connections on 127.0.0.1:port and its child
@@ -74,63 +72,12 @@ class ApacheProcess:
         # (prefix: a command that execs Apache in the same process, such as taskset)
         self.proc = subprocess.Popen(list(prefix) + [binary, "-f", self.conf, "-DFOREGROUND"],
                                      stdout=stdout, stderr=stdout, start_new_session=True)
-        deadline = time.time() + 15
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                if self.child_pids():
-                    return
-            except OSError:
-                pass
-            if time.time() > deadline or self.proc.poll() is not None:
-                self.stop()
-                raise RuntimeError("apache did not start; see " + self.error_log)
-            time.sleep(0.05)
-
-    def stop(self):
-        """SIGTERM to the parent (it stops its children), SIGKILL after 15 s."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-    def child_pids(self):
-        pids = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open("/proc/%s/stat" % entry) as f:
-                        fields = f.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[1]) == self.proc.pid:
-                    pids.append(int(entry))
-        return sorted(pids)
+        self.wait_started(port, 15)
 
     def rss_kb(self, pids=None):
         """The resident set size of the children (or of `pids`) together, in kB."""
-        total = 0
-        for pid in pids if pids is not None else self.child_pids():
-            try:
-                with open("/proc/%d/status" % pid) as f:
-                    for line in f:
-                        if line.startswith("VmRSS:"):
-                            total += int(line.split()[1])
-            except OSError:
-                pass
-        return total
+        return rss_kb(pids if pids is not None else self.child_pids())
 
     def cpu_seconds(self):
         """User plus system CPU time of the children so far, in seconds."""
-        total = 0
-        for pid in self.child_pids():
-            try:
-                with open("/proc/%d/stat" % pid) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += int(fields[11]) + int(fields[12])
-        return total / os.sysconf("SC_CLK_TCK")
+        return cpu_seconds(self.child_pids())

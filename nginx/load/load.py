@@ -18,21 +18,16 @@ Every result is printed with the CPU model (/proc/cpuinfo).
 
 import argparse
 import os
-import re
-import shutil
-import signal
-import statistics
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from nginx_process import NginxProcess, free_port, user_directive  # noqa: E402
+from server_cases import (  # noqa: E402
+    Soak, bench_report, bench_rounds, cpu_seconds, in_workdir,
+    wrk_arguments)
 
-LUA = os.path.join(HERE, "requests.lua")
 MODSECURITY_SO = "/usr/lib/nginx/modules/ngx_http_modsecurity_module.so"
 
 COMMON = """
@@ -81,19 +76,6 @@ MODSECURITY_ENGINE = r"""
 """
 
 
-def cpu_model():
-    info = {}
-    with open("/proc/cpuinfo") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            key = key.strip()
-            if key in ("model name", "cpu family", "model") and key not in info:
-                info[key] = value.strip()
-    return "%s (family %s, model %s), %d logical CPUs" % (
-        info.get("model name", "?"), info.get("cpu family", "?"), info.get("model", "?"),
-        os.cpu_count())
-
-
 def server(port, body):
     return "    server {\n        listen 127.0.0.1:%d;\n%s\n        location / { return 200 \"ok\\n\"; }\n    }\n" % (port, body)
 
@@ -104,22 +86,6 @@ def get_status(port, path="/"):
             return r.status
     except urllib.error.HTTPError as e:
         return e.code
-
-
-def wrk_argv(args, port, mode, limit, duration):
-    argv = ["wrk", "-t%d" % args.threads, "-c%d" % args.connections, "-d%ds" % duration,
-            "-s", LUA, "http://127.0.0.1:%d/" % port, "--", mode, str(limit)]
-    if args.wrk_cpus:
-        argv = ["taskset", "-c", args.wrk_cpus] + argv
-    return argv
-
-
-def parse_wrk(out):
-    rps = re.search(r"Requests/sec:\s+([\d.]+)", out)
-    total = re.search(r"(\d+) requests in", out)
-    counts = re.search(r"^counts (\d+) (\d+) (\d+)$", out, re.M)
-    return (float(rps.group(1)) if rps else 0.0, int(total.group(1)) if total else 0,
-            tuple(int(x) for x in counts.groups()) if counts else None)
 
 
 def bench(args, work):
@@ -154,59 +120,14 @@ def bench(args, work):
                 if got != want:
                     raise SystemExit("bench: %s answered %s to an invalid %s with %d, not %d"
                                      % (name, path, "header" if headers else "path", got, want))
-        results = {name: [] for name in names}
-        cpu = {name: [] for name in names}
-        for rnd in range(args.rounds):
-            # every other round in reverse order, so that a drift of the machine's
-            # speed during a round does not favour one configuration
-            for name in (names if rnd % 2 == 0 else names[::-1]):
-                cpu_before = worker_cpu_seconds(nginx)
-                run = subprocess.run(wrk_argv(args, ports[name], "valid", 0, args.duration),
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-                out = run.stdout
-                if run.returncode != 0:
-                    raise SystemExit("bench: wrk failed:\n" + out)
-                rps, total, _ = parse_wrk(out)
-                results[name].append(rps)
-                used = worker_cpu_seconds(nginx) - cpu_before
-                cpu[name].append(1e6 * used / max(total, 1))
-                print("round %d  %-14s %8.0f requests/s  %6.2f worker CPU us/request,"
-                      " worker busy %3.0f%%" % (rnd + 1, name, rps, cpu[name][-1],
-                                               100 * used / args.duration))
+        results, cpu = bench_rounds(args, names, ports.get,
+                                    lambda name: cpu_seconds(nginx.worker_pids()), "worker")
     finally:
         nginx.stop()
-    median = {name: statistics.median(v) for name, v in results.items()}
-    print("\nCPU: %s" % cpu_model())
-    print("wrk -t%d -c%d, %d s per run, %d rounds; nginx 1 worker%s"
-          % (args.threads, args.connections, args.duration, args.rounds,
-             ", worker_cpu_affinity %s, wrk on CPUs %s" % (args.nginx_cpu_mask, args.wrk_cpus)
-             if args.nginx_cpu_mask else ""))
-    print("median requests/s: " + ", ".join("%s %.0f" % (n, median[n]) for n in names))
-    print("median worker CPU us/request: " + ", ".join(
-        "%s %.2f" % (n, statistics.median(cpu[n])) for n in names))
-    # Ratios within each round (the runs of a round are seconds apart), then their
-    # median: the machine's speed changes more between rounds than within one.
-    def ratio(a, b):
-        rps = statistics.median(x / y for x, y in zip(results[a], results[b]))
-        per_request = statistics.median(y / x for x, y in zip(cpu[a], cpu[b]))
-        return "%.3f by requests/s, %.3f by worker CPU time per request" % (rps, per_request)
-
-    print("utf8_check on / off: " + ratio("on", "off"))
-    if "modsecurity" in median:
-        print("ModSecurity / off: " + ratio("modsecurity", "off"))
-        print("ModSecurity's engine without rules / off: " + ratio("modsec-engine", "off"))
-        print("utf8_check on / ModSecurity: " + ratio("on", "modsecurity"))
+    bench_report(args, names, results, cpu, "worker", "nginx 1 worker%s" % (
+        ", worker_cpu_affinity %s, wrk on CPUs %s" % (args.nginx_cpu_mask, args.wrk_cpus)
+        if args.nginx_cpu_mask else ""), ("utf8_check on", "off", "ModSecurity"))
     return 0
-
-
-def worker_cpu_seconds(nginx):
-    """User plus system CPU time of the workers so far, in seconds."""
-    total = 0
-    for pid in nginx.worker_pids():
-        with open("/proc/%d/stat" % pid) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / os.sysconf("SC_CLK_TCK")
 
 
 def stub_requests(port):
@@ -225,64 +146,16 @@ def soak(args, work):
     conf = COMMON.format(load="load_module %s;" % os.path.abspath(args.module),
                          user=user_directive(), work=work, affinity="", servers=servers)
     nginx = NginxProcess(args.nginx, work, conf, port, quiet=True)
-    runs = 10
-    per_run = args.requests // runs
-    rss = []
-    failures = []
-    totals = [0, 0, 0]
-    start = time.time()
+    runs = Soak(args, port, lambda: stub_requests(status_port), nginx.worker_pids,
+                lambda workers: nginx.worker_rss_kb(), "worker", "workers")
     try:
-        workers = nginx.worker_pids()
-        for k in range(runs):
-            base = stub_requests(status_port)
-            polls = 1
-            wrk = subprocess.Popen(wrk_argv(args, port, "mixed", -(-per_run // args.threads), 600),
-                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            deadline = time.time() + 300
-            while stub_requests(status_port) - base - polls < per_run:
-                polls += 1
-                if wrk.poll() is not None or time.time() > deadline:
-                    break
-                time.sleep(0.1)
-            wrk.send_signal(signal.SIGINT)
-            out = wrk.communicate()[0]
-            _, total, counts = parse_wrk(out)
-            if counts is None:
-                failures.append("run %d: no counts from wrk:\n%s" % (k + 1, out))
-                break
-            for i in range(3):
-                totals[i] += counts[i]
-            rss.append(nginx.worker_rss_kb())
-            if nginx.worker_pids() != workers:
-                failures.append("run %d: workers %s, were %s" % (k + 1, nginx.worker_pids(), workers))
-            print("run %2d: %6d responses (%d 2xx, %d 400, %d other), worker RSS %d kB, %.0f s"
-                  % (k + 1, sum(counts), counts[0], counts[1], counts[2], rss[-1],
-                     time.time() - start))
+        runs.run()
     finally:
         nginx.stop()
     with open(nginx.error_log, "rb") as f:
         log = f.read()
-    done = sum(totals)
-    print("\nCPU: %s" % cpu_model())
-    print("%d responses in %.0f s: %d 2xx, %d 400, %d other"
-          % (done, time.time() - start, totals[0], totals[1], totals[2]))
-    if done < args.requests:
-        failures.append("%d responses, want %d" % (done, args.requests))
-    if totals[2]:
-        failures.append("%d answers neither 2xx nor 400" % totals[2])
-    if done and abs(totals[1] - done / 2) > runs * args.connections:
-        failures.append("%d of %d rejected, want half" % (totals[1], done))
-    if b"exited on signal" in log:
-        failures.append("a worker exited on a signal: see %s" % nginx.error_log)
-    if len(rss) == runs:
-        growth = rss[-1] - rss[0]
-        print("worker RSS after the first %d requests %d kB, after the last %d kB (%+d kB)"
-              % (per_run, rss[0], rss[-1], growth))
-        if growth > args.rss_slack_kb:
-            failures.append("worker RSS grew by %d kB (allowed %d)" % (growth, args.rss_slack_kb))
-    for f in failures:
-        print("FAIL: " + f)
-    return 1 if failures else 0
+    return runs.verdict(log, [(b"exited on signal", "a worker exited on a signal")],
+                        nginx.error_log)
 
 
 def main():
@@ -291,10 +164,7 @@ def main():
     ap.add_argument("--module", required=True, help="ngx_http_utf8_check_module.so")
     ap.add_argument("--nginx", default="/usr/sbin/nginx")
     ap.add_argument("--modsecurity", default=MODSECURITY_SO)
-    ap.add_argument("--threads", type=int, default=1, help="wrk threads")
-    ap.add_argument("--connections", type=int, default=32, help="wrk connections")
-    ap.add_argument("--duration", type=int, default=5, help="bench: seconds per run")
-    ap.add_argument("--rounds", type=int, default=5, help="bench: runs per configuration")
+    wrk_arguments(ap)
     ap.add_argument("--nginx-cpu-mask", default="01" if os.cpu_count() >= 2 else "",
                     help="bench: worker_cpu_affinity of the nginx worker")
     ap.add_argument("--wrk-cpus", default="1" if os.cpu_count() >= 2 else "",
@@ -307,12 +177,7 @@ def main():
     if args.what == "soak":
         args.nginx_cpu_mask = ""
         args.wrk_cpus = ""
-    work = args.workdir or tempfile.mkdtemp(prefix="utf8-check-load.")
-    try:
-        return bench(args, work) if args.what == "bench" else soak(args, work)
-    finally:
-        if not args.workdir:
-            shutil.rmtree(work, ignore_errors=True)
+    return in_workdir(args, "utf8-check-load.", bench, soak)
 
 
 if __name__ == "__main__":

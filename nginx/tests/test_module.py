@@ -13,13 +13,10 @@ Usage: test_module.py --module objs/ngx_http_utf8_check_module.so
 
 import argparse
 import hashlib
-import http.server
 import os
 import random
 import re
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -27,90 +24,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from nginx_process import NginxProcess, free_port, user_directive  # noqa: E402
-from utf8_oracle import check_against_python, decode_rendering, first_error  # noqa: E402
+from server_cases import (  # noqa: E402
+    VALID_TEXT, Backend, LogReaders, RunBase, curl_h2, pct, placements, sample, segments,
+    test_cases, test_percent_rules, test_random_arguments)
+from utf8_oracle import decode_rendering, first_error  # noqa: E402
 
-# One ill-formed sequence per row of Tang's tables ("bytes never used", "two-byte
-# pairs never used"), plus a stray continuation byte and a sequence cut short by the
-# end of the part. Each is put after 60 bytes of valid text (the log line shows 32
-# bytes before the error, from a character boundary) and, unless it is cut short,
-# before more text.
-CASES = [
-    ("stray continuation 80", b"\x80"),
-    ("stray continuation BF after C3 A9", b"\xc3\xa9\xbf"),
-    ("pair C2-DF + 00-7F", b"\xc3\x41"),
-    ("pair E1-EF + 00-7F after one tail", b"\xe2\x82\x41"),
-    ("pair F0-F4 + 00-7F after two tails", b"\xf0\x9f\x98\x41"),
-    ("lead C0 (2-byte overlong /)", b"\xc0\xaf"),
-    ("lead C1", b"\xc1\xbf"),
-    ("pair E0 80-9F (3-byte overlong)", b"\xe0\x80\xaf"),
-    ("pair F0 80-8F (4-byte overlong)", b"\xf0\x80\x80\xaf"),
-    ("pair ED A0-BF (surrogate U+D800)", b"\xed\xa0\x80"),
-    ("pair ED A0-BF (surrogate U+DFFF)", b"\xed\xbf\xbf"),
-    ("pair F4 90-BF (above U+10FFFF)", b"\xf4\x90\x80\x80"),
-    ("lead F5-F7", b"\xf5\x80\x80\x80"),
-    ("byte F8-FB (5-byte lead)", b"\xf8\x88\x80\x80\x80"),
-    ("byte FC-FD (6-byte lead)", b"\xfc\x84\x80\x80\x80\x80"),
-    ("byte FE", b"\xfe"),
-    ("byte FF", b"\xff"),
-    ("truncated E2 82 at the end", b"\xe2\x82"),
-    ("truncated F0 9F 98 at the end", b"\xf0\x9f\x98"),
-]
-
-PREFIX = "xé".encode() * 20
-SUFFIX = "zé".encode() * 20
-VALID_TEXT = "héllo wörld € 𝄞 日本語"  # 1- to 4-byte characters
-
-
-def sample(seq):
-    """The sequence after valid text, and before more text unless it is cut short
-    (which it must stay, at the end of the part)."""
-    cut_short = check_against_python(seq)[2] == "truncated"
-    return PREFIX + seq + (b"" if cut_short else SUFFIX)
-
-
-def pct(data):
-    """Every byte percent-encoded, upper-case hex."""
-    return b"".join(b"%%%02X" % b for b in data)
-
-
-def pct_decode(data):
-    """The module's documented rule: %XX with two hex digits is a byte; "+" and any
-    other "%" stay as they are."""
-    return re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), data)
-
-
-# --- nginx and the backend ------------------------------------------------------------
-
-class Backend(http.server.ThreadingHTTPServer):
-    """The upstream of /proxy/: records what reaches it."""
-
-    daemon_threads = True
-
-    def __init__(self, port):
-        self.seen = []
-        self.lock = threading.Lock()
-        super().__init__(("127.0.0.1", port), BackendHandler)
-
-
-class BackendHandler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.0"
-
-    def do_any(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(n) if n else b""
-        with self.server.lock:
-            self.server.seen.append((self.path, hashlib.sha256(body).hexdigest(), len(body)))
-        out = b"backend\n"
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-
-    do_GET = do_POST = do_any
-
-    def log_message(self, *args):
-        pass
-
+# --- nginx -------------------------------------------------------------------------------
 
 NGINX_CONF = """
 load_module {module};
@@ -205,7 +124,7 @@ http {{
 """
 
 
-class Nginx(NginxProcess):
+class Nginx(LogReaders, NginxProcess):
     """The nginx under test, with the log readers the checks need."""
 
     def __init__(self, binary, module, work, ports):
@@ -219,122 +138,20 @@ class Nginx(NginxProcess):
         os.makedirs(work, exist_ok=True)
         open(self.access_log, "wb").close()
         super().__init__(binary, work, conf, ports["all"])
-        self.error_pos = 0
-        self.access_lines = 0
-
-    def new_error_lines(self):
-        """The error-log lines written since the last call (as bytes)."""
-        with open(self.error_log, "rb") as f:
-            f.seek(self.error_pos)
-            data = f.read()
-        self.error_pos += len(data)
-        return [line for line in data.split(b"\n") if line]
-
-    def next_access_line(self):
-        """The access-log line of the request just answered (nginx writes it after
-        the response, so wait for it)."""
-        deadline = time.time() + 5
-        while True:
-            with open(self.access_log, "rb") as f:
-                lines = f.read().split(b"\n")
-            if len(lines) - 1 > self.access_lines:
-                self.access_lines += 1
-                return lines[self.access_lines - 1].decode()
-            if time.time() > deadline:
-                return None
-            time.sleep(0.001)
-
-
-# --- requests ----------------------------------------------------------------------------
-
-def build(path, headers=(), body=None, chunked=False, method=None, host=b"test",
-          close=True):
-    """The head of a request, and its body as the list of pieces to send."""
-    method = method or (b"POST" if body is not None else b"GET")
-    head = [method + b" " + path + b" HTTP/1.1", b"Host: " + host]
-    head += [name + b": " + value for name, value in headers]
-    pieces = []
-    if body is not None and chunked:
-        head.append(b"Transfer-Encoding: chunked")
-        for chunk in body:
-            pieces.append(b"%x\r\n" % len(chunk) + chunk + b"\r\n")
-        pieces.append(b"0\r\n\r\n")
-    elif body is not None:
-        data = b"".join(body)
-        head.append(b"Content-Length: %d" % len(data))
-        pieces = list(body)
-    if close:
-        head.append(b"Connection: close")
-    return b"\r\n".join(head) + b"\r\n\r\n", pieces
+        self.start_log_readers()
 
 
 # nginx's client_header_buffer_size (its default, 1k): its first read of a connection
-# takes at most this many bytes.
+# takes at most this many bytes. exchange(pad=size) pads the head with an X-Pad header
+# line to exactly `size` bytes. With the head and body sent together, nginx's first
+# read of the connection takes HEAD_SIZE bytes: the head and the first HEAD_SIZE - size
+# bytes of the body (the preread part, which nginx passes to the body filters first).
+# With size HEAD_SIZE nothing of the body is preread, so the body fills nginx's body
+# buffer from its first byte: with client_body_buffer_size B, buffer k holds bytes
+# k*B .. (k+1)*B - 1 of the body (for a body of at least B + B/4 bytes; a smaller one
+# gets one buffer of its size). With a preread part of P bytes, buffer k holds bytes
+# P + k*B .. P + (k+1)*B - 1.
 HEAD_SIZE = 1024
-
-
-def pad_head(path, kw, size=HEAD_SIZE):
-    """The request keywords with an X-Pad header line that makes the head exactly
-    `size` bytes. With the head and body sent together, nginx's first read of the
-    connection takes HEAD_SIZE bytes: the head and the first HEAD_SIZE - size bytes of
-    the body (the preread part, which nginx passes to the body filters first). With
-    size HEAD_SIZE nothing of the body is preread, so the body fills nginx's body
-    buffer from its first byte: with client_body_buffer_size B, buffer k holds bytes
-    k*B .. (k+1)*B - 1 of the body (for a body of at least B + B/4 bytes; a smaller
-    one gets one buffer of its size). With a preread part of P bytes, buffer k
-    holds bytes P + k*B .. P + (k+1)*B - 1."""
-    head, _ = build(path, **kw)
-    need = size - len(head) - len(b"X-Pad: \r\n")
-    assert need >= 1, "head too long to pad: %d bytes" % len(head)
-    kw = dict(kw, headers=list(kw.get("headers", ())) + [(b"X-Pad", b"p" * need)])
-    assert len(build(path, **kw)[0]) == size
-    return kw
-
-
-def exchange(port, path, pad=None, pause=0.0, paced=None, together=0, **kw):
-    """Sends one request (each body piece in its own send, TCP_NODELAY) and returns
-    (status, headers, body) of the answer, read to the end of the connection.
-    pad: the size to pad the head to (see pad_head). together: how many body pieces
-    go in the head's send (True: all of them). pause: seconds to wait after each
-    send of the pieces whose indexes are in `paced` (-1 is the head's send; None:
-    after every send), so that nginx reads that send on its own."""
-    if pad:
-        kw = pad_head(path, kw, pad)
-    head, pieces = build(path, **kw)
-    n = len(pieces) if together is True else together
-    sends = [(-1, head + b"".join(pieces[:n]))] + list(enumerate(pieces))[n:]
-    s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        for i, data in sends:
-            s.sendall(data)
-            if pause and (paced is None or i in paced):
-                time.sleep(pause)
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # rejected before the whole body was sent; the answer is still there
-    data = b""
-    while True:
-        try:
-            chunk = s.recv(65536)
-        except ConnectionResetError:
-            break
-        if not chunk:
-            break
-        data += chunk
-        if kw.get("close") is False and b"\r\n\r\n" in data:
-            hdr, _, rest = data.partition(b"\r\n\r\n")
-            m = re.search(rb"(?i)content-length: *(\d+)", hdr)
-            if m and len(rest) >= int(m.group(1)):
-                break
-    s.close()
-    hdr, _, body = data.partition(b"\r\n\r\n")
-    lines = hdr.split(b"\r\n")
-    status = int(lines[0].split()[1]) if lines and lines[0] else 0
-    headers = {}
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        headers[name.strip().lower().decode()] = value.strip().decode("latin-1")
-    return status, headers, body
 
 
 LINE_RE = re.compile(
@@ -350,73 +167,21 @@ LINE_RE = re.compile(
 
 # --- the checks ------------------------------------------------------------------------------
 
-class Run:
+class Run(RunBase):
+    SERVER = "nginx"
+    OFF = "utf8_check off"
+    UNSET = "utf8_check not set"
+    RANDOM_QUERIES = 300
+    LINE_RE = LINE_RE
+
     def __init__(self, nginx):
+        super().__init__(nginx)
         self.nginx = nginx
-        self.count = 0
-        self.failures = []
 
-    def fail(self, what, detail):
-        self.failures.append("%s: %s" % (what, detail))
-        print("FAIL: %s: %s" % (what, detail))
+    def logged_level(self, level):
+        return "warn" if level == "warn" else "error"
 
-    def expect(self, what, port, path, status, part=None, data=None, where=None,
-               result=None, level="error", **kw):
-        """One request: its status; with `part`, exactly one rejection line whose
-        part, argument/header, offset, length and kind are the oracle's for `data`
-        (the bytes of that part) and whose value is data[lo:hi] around the error;
-        without, no line. `result`: what $utf8_check_result must be in the access
-        log ("-" when nothing was checked)."""
-        self.count += 1
-        send = kw.pop("send", exchange)
-        got_status, headers, body = send(port, path, **kw)
-        lines = self.nginx.new_error_lines()
-        self.last_lines = lines
-        access = self.nginx.next_access_line()
-        if got_status != status:
-            self.fail(what, "status %d, want %d" % (got_status, status))
-        ours = [line for line in lines if b"utf8_check:" in line]
-        others = [line for line in lines if b"utf8_check:" not in line
-                  and re.search(rb"\[(error|crit|alert|emerg)\]", line)]
-        if others:
-            self.fail(what, "nginx logged %r" % others)
-        if part is None:
-            if ours:
-                self.fail(what, "unexpected rejection line %r" % ours)
-            want_result = result or "ok"
-        else:
-            want = check_against_python(data)
-            if want is None:
-                raise AssertionError("%s: test data is valid: %r" % (what, data))
-            want_result = result or want[2]
-            if len(ours) != 1:
-                self.fail(what, "%d rejection lines, want 1: %r" % (len(ours), lines))
-            else:
-                self.check_line(what, ours[0], part, data, want, where, level)
-        if access is None:
-            self.fail(what, "no access-log line")
-        elif access != "%d %s" % (status, want_result):
-            self.fail(what, "access log %r, want %r" % (access, "%d %s" % (status, want_result)))
-        return got_status, headers, body
-
-    def check_line(self, what, raw, part, data, want, where, level):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            self.fail(what, "the log line is not UTF-8: %r" % raw)
-            return
-        m = LINE_RE.match(line)
-        if not m:
-            self.fail(what, "log line not in the documented format: %s" % line)
-            return
-        offset, length, kind = want
-        got = (m["level"], m["part"], int(m["offset"]), int(m["length"]), m["kind"])
-        if got != ("warn" if level == "warn" else "error", part, offset, length, kind):
-            self.fail(what, "logged %r, want %r" % (got, (level, part, offset, length, kind)))
-        if where is not None:
-            key, value = where
-            if m[key] != str(value):
-                self.fail(what, "%s=%r, want %r" % (key, m[key], value))
+    def check_window(self, what, m, data, offset, length):
         lo, hi = int(m["lo"]), int(m["hi"])
         if not (lo <= offset and offset + length <= hi <= len(data) and hi - lo <= 67):
             self.fail(what, "bytes=%d..%d do not frame %d+%d within 67 bytes" % (lo, hi, offset, length))
@@ -449,122 +214,6 @@ def test_valid(run, ports):
         run.fail("valid: proxied", "backend saw %r" % run.nginx.backend.seen[seen:])
 
 
-def placements(seq):
-    """(name, part, where, path, request keywords, the part's bytes) for one
-    ill-formed sequence in each part, for the location prefix given later."""
-    s = sample(seq)
-    return [
-        ("URI, raw", "uri", None,
-         lambda p: (p + s, {}), lambda p: p + s),
-        ("URI, percent-encoded", "uri", None,
-         lambda p: (p + pct(s), {}), lambda p: p + s),
-        ("argument, raw", "args", ("argument", 2),
-         lambda p: (p + b"?a=1&b=" + s + b"&c=3", {}), lambda p: b"b=" + s),
-        ("argument, percent-encoded", "args", ("argument", 2),
-         lambda p: (p + b"?a=1&b=" + pct(s) + b"&c=3", {}), lambda p: b"b=" + s),
-        ("header value", "header", ("header", "X-Test"),
-         lambda p: (p, {"headers": [(b"X-Test", s)]}), lambda p: s),
-        ("header name", "header-name", ("position", 3),
-         lambda p: (p, {"headers": [(b"X-Ok", b"1"), (b"X-" + s, b"v")]}),
-         lambda p: b"X-" + s),
-        ("body", "body", None,
-         lambda p: (p, {"body": [s]}), lambda p: s),
-        ("body, chunked, 1-byte chunks", "body", None,
-         lambda p: (p, {"body": [s[i:i + 1] for i in range(len(s))], "chunked": True}),
-         lambda p: s),
-    ]
-
-
-OTHER_LOCATION = {"uri": b"/only-args/", "args": b"/only-headers/",
-                  "header": b"/only-body/", "header-name": b"/only-body/",
-                  "body": b"/only-uri/"}
-
-
-def test_cases(run, ports):
-    """Each error kind in each part: rejected with one exact log line; let through
-    where the part is not listed, where the module is off and where it is unset."""
-    for name, seq in CASES:
-        for where_name, part, where, request, part_bytes in placements(seq):
-            what = "%s in the %s" % (name, where_name)
-            path, kw = request(b"/t/")
-            run.expect(what, ports["all"], path, 400, part=part, data=part_bytes(b"/t/"),
-                       where=where, **kw)
-            other = OTHER_LOCATION[part]
-            path, kw = request(other)
-            run.expect(what + ", %s not listed (%s)" % (part, other.decode()), ports["all"],
-                       path, 200, **kw)
-            path, kw = request(b"/off/")
-            run.expect(what + ", utf8_check off", ports["all"], path, 200, result="-", **kw)
-            path, kw = request(b"/unset/")
-            run.expect(what + ", utf8_check not set", ports["unset"], path, 200, result="-",
-                       **kw)
-
-
-def test_percent_rules(run, ports):
-    """Arguments: only %XX is decoded, "+" is not a space, other "%" stay, and the
-    split at "&" comes before decoding."""
-    cases = [
-        (b"a=%%C0%AF", 1),               # "%" then %C0 %AF
-        (b"a=%zz%C0%AF", 1),             # "%zz" stays
-        (b"a=%4%C0%AF", 1),              # "%4" stays
-        (b"a=%1g%C0%AF", 1),             # "%1g" stays
-        (b"a=%4%FF", 1),                 # "%4" stays, %FF is decoded
-        (b"a=%4\xFF", 1),                # "%4" stays, the raw FF is checked
-        (b"a=+%c0%af", 1),               # lower-case hex; "+" stays
-        (b"a=1&b=x%26%ED%A0%80", 2),     # %26 is data, not a separator
-        (b"a=1&&b=%F4%90%80%80", 3),     # an empty argument counts
-        (b"q=%E2%82", 1),                # truncated at the end of the query
-        (b"q=%E2%82&r=1", 1),            # truncated at the end of the argument
-    ]
-    for query, position in cases:
-        raw_arg = query.split(b"&")[position - 1]
-        run.expect("arguments %r" % query, ports["all"], b"/t/?" + query, 400, part="args",
-                   data=pct_decode(raw_arg), where=("argument", position))
-
-
-def random_query(rng):
-    """Arguments of raw text, %XX escapes (of characters, of bytes, in either case),
-    stray "%" and "+", raw UTF-8 and, now and then, a raw or escaped ill-formed
-    byte: runs of every length between escapes, for the decoder's word steps."""
-    pieces = []
-    for _ in range(rng.randint(1, 6)):
-        arg = b""
-        for _ in range(rng.randint(0, 12)):
-            kind = rng.random()
-            if kind < 0.35:
-                arg += bytes(rng.choice(b"abcXYZ019-_.~=+*:/") for _ in range(rng.randint(1, 17)))
-            elif kind < 0.65:
-                ch = rng.choice("aé€𝄞日").encode()
-                arg += b"".join((b"%%%02x" if rng.random() < 0.3 else b"%%%02X") % b for b in ch)
-            elif kind < 0.75:
-                arg += rng.choice([b"%", b"%g", b"%4", b"%%", b"%4g", b"%%41"])
-            elif kind < 0.9:
-                arg += rng.choice("é€𝄞").encode()
-            elif kind < 0.95:
-                arg += rng.choice([b"%80", b"%C0", b"%ed%a0", b"%F4%90", b"\xff", b"\xc3"])
-            else:
-                arg += rng.choice([b"%E2%82", b"\xe2\x82"])  # cut short if last
-        pieces.append(arg)
-    return b"&".join(pieces)
-
-
-def test_random_arguments(run, ports):
-    """Random queries: status, argument and offset as the oracle finds them in the
-    arguments decoded by the documented rule."""
-    rng = random.Random(3986)
-    for i in range(300):
-        query = random_query(rng)
-        for position, raw in enumerate(query.split(b"&"), 1):
-            data = pct_decode(raw)
-            if check_against_python(data):
-                run.expect("random arguments %d: %r" % (i, query), ports["all"],
-                           b"/t/?" + query, 400, part="args", data=data,
-                           where=("argument", position))
-                break
-        else:
-            run.expect("random arguments %d: %r" % (i, query), ports["all"], b"/t/?" + query, 200)
-
-
 def test_directives(run, ports):
     """utf8_check_status, utf8_check_log_level, the defaults, error_page, and that
     no upstream sees a rejected request."""
@@ -595,22 +244,6 @@ def test_directives(run, ports):
                    data=part_bytes(b"/proxy/"), where=where, **kw)
     if run.nginx.backend.seen[seen:]:
         run.fail("proxied", "the backend saw rejected requests: %r" % run.nginx.backend.seen[seen:])
-
-
-def curl_h2(port, path, headers=(), body=None, content_length=True):
-    """One HTTP/2 request with curl (prior knowledge, no TLS); (status, {}, body)."""
-    argv = ["curl", "-s", "--http2-prior-knowledge", "-o", "-", "-w", "\n%{http_code}",
-            b"http://127.0.0.1:%d" % port + path]
-    for name, value in headers:
-        argv += ["-H", name + b": " + value]
-    if body is not None:
-        argv += ["--data-binary", "@-", "-H", "Content-Type:"]
-        if not content_length:
-            argv += ["-H", "Content-Length:"]
-    out = subprocess.run(argv, input=b"".join(body or []), stdout=subprocess.PIPE,
-                         check=False).stdout
-    answer, _, code = out.rpartition(b"\n")
-    return int(code or 0), {}, answer
 
 
 def test_http2(run, ports):
@@ -654,16 +287,6 @@ def big_body(rng, size):
     while cut and (out[cut] & 0xC0) == 0x80:
         cut -= 1
     return bytes(out[:cut])
-
-
-def segments(rng, data, biggest):
-    """data cut at random places (inside characters too) into pieces of 1..biggest."""
-    pieces, i = [], 0
-    while i < len(data):
-        n = rng.randint(1, biggest)
-        pieces.append(data[i:i + n])
-        i += n
-    return pieces
 
 
 def test_big_bodies(run, ports):
