@@ -8,7 +8,11 @@
  *   sequence, the length of that sequence's maximal subpart, and whether the input
  *   merely ends inside a character;
  * - rfc3629_render: the text utf8_replace / utf8_escape must produce for s, built from
- *   rfc3629_char_at (one U+FFFD per maximal subpart; `\\`, `\x00`, `\xHH`).
+ *   rfc3629_char_at (one U+FFFD per maximal subpart; `\\`, `\x00`, `\xHH`);
+ * - rfc3629_boundaries: the offsets between units (whole characters and maximal
+ *   subparts), where utf8_truncate and utf8_error_context may cut;
+ * - percent_decode: the decoding utf8_check_percent documents (RFC 3986 section 2.1
+ *   escapes; any other "%" is itself), with where each decoded byte starts.
  * Every offset and length is in bytes.
  *
  * It follows the ABNF of RFC 3629 section 4 (UTF8-char, one table row per alternative
@@ -163,6 +167,52 @@ static inline size_t rfc3629_render(const unsigned char *s, size_t n, bool escap
         i += subpart;
     }
     return units;
+}
+
+/* The unit boundaries of s[0..n): 0, the end of each whole character and of each
+ * maximal subpart, n. cuts needs room for n + 1 entries; returns their number. */
+static inline size_t rfc3629_boundaries(const unsigned char *s, size_t n, size_t *cuts)
+{
+    size_t i = 0, k = 0;
+    cuts[k++] = 0;
+    while (i < n) {
+        struct rfc3629_char c = rfc3629_char_at(s + i, n - i);
+        i += (c.need != 0 && c.matched == c.need) ? c.need : (c.need == 0 ? 1 : c.matched);
+        cuts[k++] = i;
+    }
+    return k;
+}
+
+/* The value of a hexadecimal digit, or -1. */
+static inline int percent_hex_digit(unsigned char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* raw[0..n) decoded byte by byte: "%" and two hexadecimal digits is one byte, anything
+ * else is itself. Writes the decoded bytes to out (room for n) and, unless starts is
+ * NULL, where decoded byte j begins in raw to starts[j] (room for n + 1; starts[the
+ * decoded length] is n). Returns the decoded length. */
+static inline size_t percent_decode(const unsigned char *raw, size_t n, unsigned char *out,
+                                    size_t *starts)
+{
+    size_t i = 0, w = 0;
+    while (i < n) {
+        if (starts != NULL) starts[w] = i;
+        if (raw[i] == '%' && i + 2 < n && percent_hex_digit(raw[i + 1]) >= 0 &&
+            percent_hex_digit(raw[i + 2]) >= 0) {
+            out[w++] = (unsigned char)(percent_hex_digit(raw[i + 1]) * 16 +
+                                       percent_hex_digit(raw[i + 2]));
+            i += 3;
+        } else {
+            out[w++] = raw[i++];
+        }
+    }
+    if (starts != NULL) starts[w] = n;
+    return w;
 }
 
 #endif /* C_TESTS_ORACLE_H */

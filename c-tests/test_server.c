@@ -1,7 +1,7 @@
 /*
- * test_server.c: what a server's entry check uses, against oracles written here from
- * the rules (and oracle.h, the RFC 3629 grammar), never against the library's own
- * answers:
+ * test_server.c: what a server's entry check uses, against oracles written from the
+ * rules (oracle.h: the RFC 3629 grammar, the boundaries between its units, the
+ * percent decoding), never against the library's own answers:
  * - utf8_validate_inline (the header's short path): every length 0-80 at 8
  *   alignments, with one non-ASCII byte at every position, and every 2-byte string;
  * - utf8_check_percent and utf8_percent_decode: every string of three pieces from a
@@ -19,49 +19,6 @@
 #include "oracle.h"
 
 #define MAX_INPUT 1400
-
-/* The unit boundaries of s[0..n): 0, the end of each whole character and of each
-   maximal subpart (Unicode 3.9), n. Returns their number. */
-static size_t boundaries(const unsigned char *s, size_t n, size_t *cuts)
-{
-    size_t i = 0, k = 0;
-    cuts[k++] = 0;
-    while (i < n) {
-        struct rfc3629_char c = rfc3629_char_at(s + i, n - i);
-        i += (c.need != 0 && c.matched == c.need) ? c.need : (c.need == 0 ? 1 : c.matched);
-        cuts[k++] = i;
-    }
-    return k;
-}
-
-/* The decoding rule of utf8_check_percent, byte by byte: "%" and two hex digits is
-   one byte, anything else is itself. starts[j] is where decoded byte j begins in raw
-   (starts[decoded length] == n). Returns the decoded length. */
-static int hex_digit(unsigned char c)
-{
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
-static size_t naive_decode(const unsigned char *raw, size_t n, unsigned char *out,
-                           size_t *starts)
-{
-    size_t i = 0, w = 0;
-    while (i < n) {
-        starts[w] = i;
-        if (raw[i] == '%' && i + 2 < n && hex_digit(raw[i + 1]) >= 0 &&
-            hex_digit(raw[i + 2]) >= 0) {
-            out[w++] = (unsigned char)(hex_digit(raw[i + 1]) * 16 + hex_digit(raw[i + 2]));
-            i += 3;
-        } else {
-            out[w++] = raw[i++];
-        }
-    }
-    starts[w] = n;
-    return w;
-}
 
 static void inline_short_path(void)
 {
@@ -114,7 +71,7 @@ static void percent_case(const unsigned char *raw, size_t n)
 {
     static unsigned char decoded[MAX_INPUT], out[MAX_INPUT + 8];
     static size_t starts[MAX_INPUT + 1];
-    size_t d = naive_decode(raw, n, decoded, starts), cap, got;
+    size_t d = percent_decode(raw, n, decoded, starts), cap, got;
     struct rfc3629_result want = rfc3629_check(decoded, d);
     utf8_error err;
     utf8_span span;
@@ -223,7 +180,7 @@ enum { WINDOW_PIECE_COUNT = sizeof WINDOW_PIECES / sizeof WINDOW_PIECES[0] };
 
 static void window_case(const unsigned char *s, size_t n)
 {
-    size_t cuts[64], count = boundaries(s, n, cuts), max, context, c;
+    size_t cuts[64], count = rfc3629_boundaries(s, n, cuts), max, context, c;
     struct rfc3629_result r = rfc3629_check(s, n);
 
     for (max = 0; max <= n + 1; max++) {

@@ -17,6 +17,10 @@
  * - utf8_replace and utf8_escape against renderings built from the oracle (one
  *   U+FFFD per maximal subpart; `\\`, `\x00` and `\xHH` escapes), into an
  *   exact-size buffer and into one cut short at a size taken from the input;
+ * - what a server's check uses: utf8_validate_inline; utf8_check_percent and
+ *   utf8_percent_decode on the input read as percent-encoded text, against the
+ *   grammar on oracle.h's decoding; utf8_truncate at the cut and utf8_error_context
+ *   against the boundaries between the grammar's units;
  * - all of the above again on a copy whose last byte is the last byte before a
  *   PROT_NONE page, and (without the rendering) on one whose first byte is the first
  *   after one: a read outside [buf, buf + len) is a SIGSEGV even where ASan's
@@ -256,6 +260,65 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 
 /* ---- The target -------------------------------------------------------------- */
 
+/* What a server's check uses: the inline short path, the percent-encoded check and
+   decoding, and the cuts for a log line. */
+static void check_server(const char *buf, size_t n, size_t cut, const oracle_result *want) {
+    const unsigned char *u = (const unsigned char *)buf;
+    REQUIRE(utf8_validate_inline(buf, n) == want->valid, "inline, len %zu", n);
+
+    unsigned char *decoded = malloc(n + 1);
+    size_t *starts = malloc((n + 1) * sizeof *starts);
+    size_t *cuts = malloc((n + 2) * sizeof *cuts);
+    REQUIRE(decoded != NULL && starts != NULL && cuts != NULL, "malloc");
+    size_t d = percent_decode(u, n, decoded, starts);
+    oracle_result dw = oracle(decoded, d);
+    utf8_error err;
+    utf8_span raw;
+    REQUIRE(utf8_check_percent(buf, n, &err, &raw) == dw.valid, "percent, len %zu", n);
+    if (dw.valid) {
+        REQUIRE(err.offset == d && raw.start == n && raw.end == n, "percent, valid");
+    } else {
+        REQUIRE(err.offset == dw.offset && err.length == dw.length && err.kind == dw.kind,
+                "percent: got %zu+%zu kind %d, want %zu+%zu kind %d", err.offset, err.length,
+                (int)err.kind, dw.offset, dw.length, (int)dw.kind);
+        REQUIRE(raw.start == starts[dw.offset] && raw.end == starts[dw.offset + dw.length],
+                "percent: raw %zu..%zu", raw.start, raw.end);
+    }
+    size_t cap = cut < d ? cut : d;
+    memset(decoded, 0x5A, n + 1);
+    unsigned char *out = malloc(n + 1);
+    REQUIRE(out != NULL, "malloc");
+    memset(out, 0x5A, n + 1);
+    size_t got = utf8_percent_decode(buf, n, (char *)out, cap);
+    size_t d2 = percent_decode(u, n, decoded, NULL);
+    REQUIRE(got == cap && d2 == d && memcmp(out, decoded, got) == 0 && out[got] == 0x5A,
+            "decode into %zu: %zu", cap, got);
+
+    size_t count = rfc3629_boundaries(u, n, cuts), c, want_cut = 0;
+    for (c = 0; c < count; c++) {
+        if (cuts[c] <= cut) want_cut = cuts[c];
+    }
+    REQUIRE(utf8_truncate(buf, n, cut) == want_cut, "truncate %zu of %zu", cut, n);
+    if (!want->valid) {
+        utf8_error e = {want->offset, want->length, want->kind};
+        size_t context = cut % 40;
+        size_t lo = e.offset > context ? e.offset - context : 0;
+        size_t hi = e.offset + e.length + context < n ? e.offset + e.length + context : n;
+        size_t ws = n, we = 0;
+        for (c = 0; c < count; c++) {
+            if (cuts[c] >= lo && cuts[c] < ws) ws = cuts[c];
+            if (cuts[c] <= hi) we = cuts[c];
+        }
+        utf8_span w = utf8_error_context(buf, n, &e, context);
+        REQUIRE(w.start == ws && w.end == we, "context %zu: %zu..%zu, want %zu..%zu", context,
+                w.start, w.end, ws, we);
+    }
+    free(out);
+    free(cuts);
+    free(starts);
+    free(decoded);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     oracle_result want = oracle(data, size);
     const char *buf = (const char *)data;
@@ -268,6 +331,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_stream(buf, size, cut, &want);
     /* The small output buffer: bytes 2-3, little-endian. */
     check_render(buf, size, size >= 4 ? (size_t)(data[2] | data[3] << 8) : size);
+    check_server(buf, size, cut, &want);
 
     /* NUL-terminated copy of the bytes before the first NUL. */
     size_t len = strnlen(buf, size);
@@ -287,6 +351,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_chunks(end, size, cut, &want);
         check_stream(end, size, cut, &want);
         check_render(end, size, size);
+        check_server(end, size, cut, &want);
         char *end_c = (char *)before_guard - (len + 1);
         memcpy(end_c, data, len);
         end_c[len] = '\0';
@@ -298,6 +363,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         check_one_shot(start, size, &want);
         check_chunks(start, size, cut, &want);
         check_stream(start, size, cut, &want);
+        check_server(start, size, cut, &want);
         memcpy(start, data, len);
         start[len] = '\0';
         check_cstr(start, &want_c);
