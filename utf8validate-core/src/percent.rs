@@ -172,7 +172,8 @@ fn decoded_if_valid(raw: &[u8]) -> Option<usize> {
     let mut state = State::Start;
     let mut r = 0;
     let mut escapes = 0;
-    while r < raw.len() {
+    // Ends at the `break` below, where no byte is left.
+    loop {
         if state == State::Start {
             // On to the next `%` or byte that is not ASCII.
             if let Some(&word) = raw.get(r..).and_then(<[u8]>::first_chunk::<8>) {
@@ -379,6 +380,17 @@ mod tests {
         let mut bad_run = raw_run.clone();
         bad_run[20] = 0xC0;
         inputs.push([&b"a%41"[..], &bad_run, b"%41"].concat());
+        // ASCII runs of every length around 8 between escapes (the 8-byte skip), as in
+        // a real query, with an error after each.
+        let query = b"q=na%C3%AFve+caf%C3%A9+cr%C3%A8me&lang=fr&page=2&sort=desc&city=Z%C3%BCrich\
+            &tag=%E2%82%AC&emoji=%F0%9F%98%80&from=2024-01-01&session=4f9c2a7e1b3d8c6a";
+        inputs.push(query.to_vec());
+        for run in 5..=18 {
+            let ascii = &b"abcdefghijklmnopqrstuvwxyz"[..run];
+            for tail in [&b"%C3%A9"[..], b"%C3", b"\xC3\xA9", b"%FF", b"\x80", b"%"] {
+                inputs.push([&b"%41"[..], ascii, tail, ascii, b"%E2%82%AC", ascii].concat());
+            }
+        }
         let unit: [&[u8]; 4] = [b"x%C3%A9", b"\xC3%A9", b"%E2%82\xAC", b"\xF0%9F%98%80"];
         let valid = unit.concat();
         for repeat in [40, 41, 42, 83, 90] {
