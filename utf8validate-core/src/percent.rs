@@ -280,18 +280,22 @@ fn first_error(raw: &[u8]) -> PercentError {
     }
 }
 
-/// The offset in `raw` of the decoded byte `decoded` (`raw.len()` at the end).
+/// The offset in `raw` of the decoded byte `decoded` (`raw.len()` at the end, and for
+/// any `decoded` past it).
 fn raw_position(raw: &[u8], decoded: usize) -> usize {
     let mut r = 0;
     let mut w = 0;
-    while w < decoded && r < raw.len() {
-        r += match raw.get(r) {
-            Some(b'%') if escaped(raw, r).is_some() => 3,
-            _ => 1,
+    while w < decoded {
+        let Some(&byte) = raw.get(r) else { break };
+        // An escape is read only when its 3 bytes are there: `r` stays within `raw`.
+        r += if byte == b'%' && escaped(raw, r).is_some() {
+            3
+        } else {
+            1
         };
         w += 1;
     }
-    r.min(raw.len())
+    r
 }
 
 #[cfg(test)]
