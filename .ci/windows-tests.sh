@@ -110,8 +110,8 @@ echo "under Wine: ${backends[*]}; on the host: $host"
 
 echo "== $gnu: the C suite and the guard pages, against the DLL and the static library"
 cflags=(-std=c99 -Wall -Wextra -pedantic -Werror -O2 -g -Iinclude -Ic-tests)
-suite=(c-tests/test_main.c c-tests/check.c c-tests/test_state_machine.c
-  c-tests/test_examples.c c-tests/test_never_used.c c-tests/test_chunks.c)
+# The suite: check.c and every test_*.c.
+suite=(c-tests/check.c c-tests/test_*.c)
 guard=(c-tests/guard_pages.c c-tests/check.c)
 for link in dll static; do
   lib=$lib_dir/libutf8validate.a

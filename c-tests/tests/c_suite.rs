@@ -391,6 +391,24 @@ fn ldd(exe: &Path, envs: &[(&str, &str)]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The suite is check.c and every test_*.c: the scripts that build it for other
+/// targets (.ci/cross-tests.sh, windows-tests.sh, debian11-tests.sh) take it by that
+/// glob, so a group added here is built there too.
+#[test]
+fn suite_is_check_c_and_every_test_file() {
+    let dir = support::repository().join("c-tests");
+    let mut on_disk: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("test_") && n.ends_with(".c"))
+        .collect();
+    on_disk.push("check.c".to_string());
+    on_disk.sort();
+    let mut listed: Vec<String> = SUITE.iter().map(|s| s.to_string()).collect();
+    listed.sort();
+    assert_eq!(listed, on_disk);
+}
+
 #[test]
 fn c_suite_against_static_library() {
     let lib = library();
