@@ -31,6 +31,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from statistics import median
 
 # machine() and write_csv() of benches/summarize.py (a module of the same name as this
 # file, so loaded by its path).
@@ -179,15 +180,18 @@ def csv_rows(results):
     return rows
 
 
+def rows_in(results, kind, lo, hi):
+    """The results of a --sizes run for `kind` of text ("ascii", "mixed") at each
+    length from lo to hi that was measured."""
+    return [results[f"size-{kind}-{n}"] for n in range(lo, hi + 1)
+            if f"size-{kind}-{n}" in results]
+
+
 def sizes_table(results):
     """The --sizes table: per range of lengths and kind of text, the median over the
     range's lengths of each contender's time per call, and of ours/simdutf's speed,
     with the number of lengths at which ours is the faster. Medians, as one length's
     time moves by a fifth from run to run on a shared VM."""
-    def median(values):
-        values = sorted(values)
-        mid = len(values) // 2
-        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
     head = ["bytes"]
     for kind in ["ASCII", "mixed"]:
         head += [f"{kind}: validate", "first_error", "simdutf", "ours/simdutf (faster at)"]
@@ -195,8 +199,7 @@ def sizes_table(results):
     for lo, hi in SIZE_RANGES:
         cells = [str(lo) if lo == hi else f"{lo}-{hi}"]
         for kind in ["ascii", "mixed"]:
-            rows = [results[f"size-{kind}-{n}"] for n in range(lo, hi + 1)
-                    if f"size-{kind}-{n}" in results]
+            rows = rows_in(results, kind, lo, hi)
             if not rows:
                 cells += ["-"] * 4
                 continue
@@ -214,10 +217,6 @@ def inline_table(results):
     kind of text, the median over the range's lengths of utf8_validate,
     utf8_validate_inline and the hand-rolled check, and at how many lengths the inline
     function is at least as fast as the hand-rolled check."""
-    def median(values):
-        values = sorted(values)
-        mid = len(values) // 2
-        return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
     head = ["bytes"]
     for kind in ["ASCII", "mixed"]:
         head += [f"{kind}: validate", "inline", "hand-rolled", "inline <= hand-rolled at"]
@@ -225,8 +224,7 @@ def inline_table(results):
     for lo, hi in [(1, 8), (9, 16), (17, 32), (33, 64)]:
         cells = [f"{lo}-{hi}"]
         for kind in ["ascii", "mixed"]:
-            rows = [results[f"size-{kind}-{n}"] for n in range(lo, hi + 1)
-                    if f"size-{kind}-{n}" in results]
+            rows = rows_in(results, kind, lo, hi)
             if not rows or any(c not in row for row in rows for c in ("ours_inline", "hand_rolled")):
                 cells += ["-"] * 4
                 continue
