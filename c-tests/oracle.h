@@ -7,8 +7,9 @@
  * - rfc3629_check: whether s is well-formed UTF-8, the offset of its first ill-formed
  *   sequence, the length of that sequence's maximal subpart, and whether the input
  *   merely ends inside a character;
- * - rfc3629_render: the text utf8_replace / utf8_escape must produce for s, built from
- *   rfc3629_char_at (one U+FFFD per maximal subpart; `\\`, `\x00`, `\xHH`);
+ * - rfc3629_render: the text utf8_replace / utf8_escape / utf8_escape_quoted must
+ *   produce for s, built from rfc3629_char_at (one U+FFFD per maximal subpart; `\\`,
+ *   `\x00`, `\xHH`; for the quoted one, `\xHH` for quotes and line-ending characters);
  * - rfc3629_boundaries: the offsets between units (whole characters and maximal
  *   subparts), where utf8_truncate and utf8_error_context may cut;
  * - percent_decode: the decoding utf8_check_percent documents (RFC 3986 section 2.1
@@ -121,50 +122,56 @@ static inline struct rfc3629_result rfc3629_check(const unsigned char *s, size_t
     return r;
 }
 
-/* The rendering of s[0..n) that utf8_replace (escape false: each maximal subpart
- * becomes U+FFFD, EF BF BD) or utf8_escape (escape true: `\` becomes `\\`, NUL
- * `\x00`, each byte of each maximal subpart `\xHH` with upper-case hex) must produce;
- * well-formed characters are copied. Writes it to out (room for 4n bytes) and the end
- * offset in out of each unit (a whole character, one U+FFFD or one `\xHH`) to ends
- * (room for n entries); returns the number of units (the rendering's length is
+/* The renderings: utf8_replace's, utf8_escape's and utf8_escape_quoted's. */
+enum { RFC3629_REPLACE = 0, RFC3629_ESCAPE = 1, RFC3629_QUOTED = 2 };
+
+/* The rendering of s[0..n) that utf8_replace (RFC3629_REPLACE, or false: each maximal
+ * subpart becomes U+FFFD, EF BF BD), utf8_escape (RFC3629_ESCAPE, or true: `\` becomes
+ * `\\`, NUL `\x00`, each byte of each maximal subpart `\xHH` with upper-case hex) or
+ * utf8_escape_quoted (RFC3629_QUOTED: as utf8_escape, and each byte of `"`, of a C0 or
+ * C1 control character, of DEL and of U+2028 and U+2029 `\xHH` too) must produce;
+ * other well-formed characters are copied. Writes it to out (room for 4n bytes) and
+ * the end offset in out of each unit (a whole character, one U+FFFD or one `\xHH`) to
+ * ends (room for n entries); returns the number of units (the rendering's length is
  * ends[units - 1], or 0 when there are none). */
-static inline size_t rfc3629_render(const unsigned char *s, size_t n, bool escape,
+static inline size_t rfc3629_render(const unsigned char *s, size_t n, int mode,
                                     unsigned char *out, size_t *ends)
 {
     static const char digits[] = "0123456789ABCDEF";
     size_t i = 0, w = 0, units = 0, k;
     while (i < n) {
         struct rfc3629_char c = rfc3629_char_at(s + i, n - i);
-        size_t subpart = c.need == 0 ? 1 : c.matched;
-        if (c.need != 0 && c.matched == c.need) {
-            if (escape && s[i] == '\\') {
-                memcpy(out + w, "\\\\", 2);
-                w += 2;
-            } else if (escape && s[i] == 0) {
-                memcpy(out + w, "\\x00", 4);
-                w += 4;
-            } else {
-                memcpy(out + w, s + i, c.need);
-                w += c.need;
-            }
+        bool whole = c.need != 0 && c.matched == c.need;
+        size_t width = whole ? c.need : (c.need == 0 ? 1 : c.matched);
+        /* Quoted: the characters that would end a line or a quoted value. */
+        bool line_or_quote = whole && mode == RFC3629_QUOTED &&
+                             (s[i] < 0x20 || s[i] == '"' || s[i] == 0x7F ||
+                              (s[i] == 0xC2 && s[i + 1] < 0xA0) ||
+                              (s[i] == 0xE2 && s[i + 1] == 0x80 &&
+                               (s[i + 2] == 0xA8 || s[i + 2] == 0xA9)));
+        if (whole && mode != RFC3629_REPLACE && s[i] == '\\') {
+            memcpy(out + w, "\\\\", 2);
+            w += 2;
             ends[units++] = w;
-            i += c.need;
-            continue;
-        }
-        if (escape) {
-            for (k = 0; k < subpart; k++) {
+        } else if ((whole && mode != RFC3629_REPLACE && s[i] == 0) || line_or_quote ||
+                   (!whole && mode != RFC3629_REPLACE)) {
+            for (k = 0; k < width; k++) {
                 out[w++] = '\\';
                 out[w++] = 'x';
                 out[w++] = (unsigned char)digits[s[i + k] >> 4];
                 out[w++] = (unsigned char)digits[s[i + k] & 15];
                 ends[units++] = w;
             }
+        } else if (whole) {
+            memcpy(out + w, s + i, width);
+            w += width;
+            ends[units++] = w;
         } else {
             memcpy(out + w, "\xEF\xBF\xBD", 3);
             w += 3;
             ends[units++] = w;
         }
-        i += subpart;
+        i += width;
     }
     return units;
 }

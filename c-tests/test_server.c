@@ -247,46 +247,10 @@ static void log_windows(void)
     CHECK(utf8_truncate(NULL, 6, 3) == 0, "truncate NULL");
 }
 
-/* utf8_escape_quoted's rendering of s[0..n), unit by unit; ends[u] is where unit u
-   ends in out. Returns the number of units. */
-static size_t quoted_oracle(const unsigned char *s, size_t n, unsigned char *out, size_t *ends)
-{
-    static const char digits[] = "0123456789ABCDEF";
-    size_t i = 0, w = 0, units = 0, k, width;
-    while (i < n) {
-        struct rfc3629_char c = rfc3629_char_at(s + i, n - i);
-        bool whole = c.need != 0 && c.matched == c.need;
-        bool escape_all;
-        width = whole ? c.need : (c.need == 0 ? 1 : c.matched);
-        escape_all = !whole || s[i] < 0x20 || s[i] == '"' || s[i] == 0x7F ||
-                     (s[i] == 0xC2 && s[i + 1] < 0xA0) ||
-                     (s[i] == 0xE2 && s[i + 1] == 0x80 && (s[i + 2] == 0xA8 || s[i + 2] == 0xA9));
-        if (whole && s[i] == '\\') {
-            memcpy(out + w, "\\\\", 2);
-            w += 2;
-            ends[units++] = w;
-        } else if (escape_all) {
-            for (k = 0; k < width; k++) {
-                out[w++] = '\\';
-                out[w++] = 'x';
-                out[w++] = (unsigned char)digits[s[i + k] >> 4];
-                out[w++] = (unsigned char)digits[s[i + k] & 15];
-                ends[units++] = w;
-            }
-        } else {
-            memcpy(out + w, s + i, width);
-            w += width;
-            ends[units++] = w;
-        }
-        i += width;
-    }
-    return units;
-}
-
 static void quoted_case(const unsigned char *s, size_t n)
 {
     static unsigned char want[4 * 64], got[4 * 64 + 8];
-    size_t ends[4 * 64], units = quoted_oracle(s, n, want, ends);
+    size_t ends[4 * 64], units = rfc3629_render(s, n, RFC3629_QUOTED, want, ends);
     size_t needed = units ? ends[units - 1] : 0, cap, fit, u, r;
 
     for (cap = 0; cap <= needed + 1; cap++) {
