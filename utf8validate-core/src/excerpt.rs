@@ -39,6 +39,9 @@ fn unit_containing(bytes: &[u8], at: usize) -> Option<Range<usize>> {
 /// does not end inside a character (or a maximal subpart): `bytes.len()` when that
 /// is at most `max`, else `max` moved back by up to 3 bytes to the start of the
 /// character it would split. For cutting a header name or a request line to length.
+/// Offsets and lengths are in bytes; units are those of Unicode §3.9 (characters
+/// well-formed per RFC 3629 §4, and maximal subparts). Reads at most the 4 bytes
+/// before `max` and the 4 from it; thread-safe, allocation-free, never panics.
 ///
 /// ```
 /// use utf8validate_core::excerpt::prefix;
@@ -61,7 +64,9 @@ pub fn prefix(bytes: &[u8], max: usize) -> usize {
 /// shorter than `context` on a side by up to 3 bytes for that).
 ///
 /// An `err` that does not lie within `bytes` gives the empty range at
-/// `err.offset.min(bytes.len())`.
+/// `err.offset.min(bytes.len())`; only `err.offset` and `err.length` are read. Offsets
+/// are in bytes; units as for [`prefix`] (Unicode §3.9). Reads only the few bytes at
+/// the two cuts; thread-safe, allocation-free, never panics.
 ///
 /// ```
 /// use utf8validate_core::{check, excerpt::around};
@@ -138,17 +143,7 @@ mod tests {
             b"\xF4\x90\x80\x80",
             b"\xE2\x82\x80\x80",
         ];
-        // Three pieces each (two under Miri, which is slow).
-        let third: &[&[u8]] = if cfg!(miri) { &[b""] } else { &pieces };
-        let mut out = Vec::new();
-        for a in pieces {
-            for b in pieces {
-                for &c in third {
-                    out.push([a, b, c].concat());
-                }
-            }
-        }
-        out
+        crate::test_inputs::three_pieces(&pieces)
     }
 
     #[test]

@@ -92,6 +92,8 @@
 // Unit tests use std (assertions, formatting); the library itself never does.
 #[cfg(test)]
 extern crate std;
+#[cfg(test)]
+mod test_inputs;
 
 // The modules, from the bottom up, one group per step of the list above: the
 // draft's machine; lead and continuation bytes; the engines (the scalar back end,

@@ -110,9 +110,12 @@ fn decode_from(raw: &[u8], from: usize, out: &mut [MaybeUninit<u8>]) -> (usize, 
     (r - from, w)
 }
 
-/// Writes the decoded form of `raw` into `out` and returns its length. `out` needs
-/// at most `raw.len()` bytes; a shorter `out` receives the decoded bytes that fit.
-/// Allocation-free; reads only `raw`, writes only `out`.
+/// Writes the decoded form of `raw` (percent-encoding, RFC 3986 §2.1, by the rule in
+/// the [module docs](self)) into `out` and returns its length in bytes. `out` needs at
+/// most `raw.len()` bytes; a shorter `out` receives the decoded bytes that fit, and
+/// nothing is written past the returned length. No UTF-8 check is made: see
+/// [`check_percent`]. Thread-safe, allocation-free; reads only `raw`, writes only
+/// `out`.
 ///
 /// ```
 /// let mut out = [0u8; 16];
@@ -341,17 +344,7 @@ mod tests {
             b"\xF0\x9F",
             b"%98%80",
         ];
-        // Three pieces each (two under Miri, which is slow).
-        let third: &[&[u8]] = if cfg!(miri) { &[b""] } else { &pieces };
-        let mut out = Vec::new();
-        for a in pieces {
-            for b in pieces {
-                for &c in third {
-                    out.push([a, b, c].concat());
-                }
-            }
-        }
-        out
+        crate::test_inputs::three_pieces(&pieces)
     }
 
     #[test]
@@ -389,6 +382,14 @@ mod tests {
                 inputs.push([&raw_run[..cut], tail, &raw_run[..], b"%E2%82%AC"].concat());
                 inputs.push([b"%41", &raw_run[..cut], tail].concat());
             }
+        }
+        // Raw runs on both sides of the length that goes to the vector validator
+        // (long_raw_run's 32 bytes), whole or with the error in their last byte.
+        for len in 28..=36 {
+            let mut run = raw_run[..len].to_vec();
+            inputs.push([&b"%41"[..], &run, b"%41"].concat());
+            *run.last_mut().unwrap() = 0xFF;
+            inputs.push([&b"%41"[..], &run, b"%41"].concat());
         }
         let mut bad_run = raw_run.clone();
         bad_run[20] = 0xC0;
