@@ -16,6 +16,7 @@
 # Outside CI a missing tool skips the tests with a message; with CI=true it fails.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+source "$repo/.ci/lib.sh"
 start=$SECONDS
 apache_bin=/usr/sbin/apache2
 
@@ -25,7 +26,6 @@ for tool in cargo cmake pkg-config cc make python3 wrk curl readelf nm apxs; do
 done
 [ -x "$apache_bin" ] || missing="$missing apache2"
 if [ -n "$missing" ]; then
-  source "$repo/.ci/lib.sh"
   skip_or_fail apache-tests "not installed:$missing" "apt-get install apache2 apache2-dev libapache2-mod-security2 wrk curl cmake pkg-config build-essential"
 fi
 
@@ -43,12 +43,7 @@ step() { printf '\n--- %s (%ds)\n' "$*" $((SECONDS - start)); }
 fail() { echo "apache-tests: FAIL: $*" >&2; exit 1; }
 
 step "install the library: cmake into $work/prefix"
-(cd "$repo" &&
-  cmake -S cmake -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-    -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF &&
-  cmake --build "$work/build" &&
-  cmake --install "$work/build" --prefix "$work/prefix") >"$work/install.log" 2>&1 ||
-  { cat "$work/install.log" >&2; fail "the library did not build and install"; }
+install_library "$repo" "$work" || fail "the library did not build and install"
 
 export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig"
 incdir=$(pkg-config --variable=includedir utf8validate)
@@ -74,23 +69,13 @@ for link in shared static; do
     >"$work/module-$link.log" 2>&1 ||
     { cat "$work/module-$link.log" >&2; fail "the module ($link) did not build"; }
   so=$dir/.libs/mod_utf8_check.so
-  needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-  if [ $link = shared ]; then
-    echo "$needed" | grep -x 'libutf8validate\.so\.[0-9]*' >/dev/null ||
-      fail "the shared build does not need libutf8validate.so: $needed"
-    readelf -d "$so" | grep "RUNPATH.*\[$libdir\]" >/dev/null ||
-      fail "the shared build has no RUNPATH to $libdir"
-  else
-    ! echo "$needed" | grep libutf8validate >/dev/null ||
-      fail "the static build needs the shared library"
-    ! nm -D --defined-only "$so" | grep -v ' utf8_check_module$' | grep ' utf8' >/dev/null ||
-      fail "the static build exports the library's functions"
+  check_module_link "$so" $link "$libdir" utf8_check_module || fail "linkage ($link)"
+  if [ $link = static ]; then
     nm "$so" | grep ' t utf8_check_percent$' >/dev/null ||
       fail "the static build does not contain the library"
   fi
   nm -D --defined-only "$so" | grep ' D utf8_check_module$' >/dev/null ||
     fail "the module does not export utf8_check_module"
-  echo "ok: $so needs: $(echo $needed)"
 
   step "functional tests, $link library, event and prefork MPMs"
   python3 "$repo/apache/tests/test_module.py" --module "$so" --apache "$apache_bin" \

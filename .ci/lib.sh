@@ -18,3 +18,38 @@ skip_or_fail() {
   echo "$1: skipped: $2${3:+ ($3)}"
   exit 0
 }
+
+# Builds the C library with the CMake project (no CLI, no gdb extension) and installs
+# it into $2/prefix, from the repository at $1; the log goes to $2/install.log and is
+# printed if the build fails. Returns non-zero on failure.
+install_library() {
+  (cd "$1" &&
+    cmake -S cmake -B "$2/build" -DCMAKE_BUILD_TYPE=Release \
+      -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF &&
+    cmake --build "$2/build" &&
+    cmake --install "$2/build" --prefix "$2/prefix") >"$2/install.log" 2>&1 ||
+    { cat "$2/install.log" >&2; return 1; }
+}
+
+# How a server module $1 is linked to the library, as $2 says: "shared" (it needs
+# libutf8validate.so.N and has a RUNPATH to $3) or "static" (it does not need it,
+# and exports none of its utf8* functions, except the module's own symbol $4 if
+# given). Prints what is wrong and returns non-zero, else prints what it needs.
+check_module_link() {
+  local so=$1 link=$2 libdir=$3 own=${4:-} needed
+  needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+  if [ "$link" = shared ]; then
+    echo "$needed" | grep -x 'libutf8validate\.so\.[0-9]*' >/dev/null ||
+      { echo "the shared build does not need libutf8validate.so: $needed" >&2; return 1; }
+    readelf -d "$so" | grep "RUNPATH.*\[$libdir\]" >/dev/null ||
+      { echo "the shared build has no RUNPATH to $libdir" >&2; return 1; }
+  else
+    ! echo "$needed" | grep libutf8validate >/dev/null ||
+      { echo "the static build needs the shared library" >&2; return 1; }
+    local exported
+    exported=$(nm -D --defined-only "$so" | awk -v own="$own" '$3 ~ /^utf8/ && $3 != own')
+    [ -z "$exported" ] ||
+      { echo "the static build exports the library's functions: $exported" >&2; return 1; }
+  fi
+  echo "ok: $so needs: $(echo $needed)"
+}

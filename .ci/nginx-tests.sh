@@ -16,6 +16,7 @@
 # Outside CI a missing tool skips the tests with a message; with CI=true it fails.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
+source "$repo/.ci/lib.sh"
 start=$SECONDS
 nginx_src=/usr/share/nginx/src
 nginx_bin=/usr/sbin/nginx
@@ -27,7 +28,6 @@ done
 [ -x "$nginx_bin" ] || missing="$missing nginx"
 [ -x "$nginx_src/configure" ] || missing="$missing nginx-dev"
 if [ -n "$missing" ]; then
-  source "$repo/.ci/lib.sh"
   skip_or_fail nginx-tests "not installed:$missing" "apt-get install nginx nginx-dev wrk curl cmake pkg-config build-essential"
 fi
 
@@ -43,12 +43,7 @@ step() { printf '\n--- %s (%ds)\n' "$*" $((SECONDS - start)); }
 fail() { echo "nginx-tests: FAIL: $*" >&2; exit 1; }
 
 step "install the library: cmake into $work/prefix"
-(cd "$repo" &&
-  cmake -S cmake -B "$work/build" -DCMAKE_BUILD_TYPE=Release \
-    -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF &&
-  cmake --build "$work/build" &&
-  cmake --install "$work/build" --prefix "$work/prefix") >"$work/install.log" 2>&1 ||
-  { cat "$work/install.log" >&2; fail "the library did not build and install"; }
+install_library "$repo" "$work" || fail "the library did not build and install"
 
 for link in shared static; do
   step "build the module ($link library) against $nginx_src"
@@ -60,19 +55,7 @@ for link in shared static; do
     make -f objs/Makefile modules) >"$work/module-$link.log" 2>&1 ||
     { cat "$work/module-$link.log" >&2; fail "the module ($link) did not build"; }
   so=$src/objs/ngx_http_utf8_check_module.so
-  needed=$(readelf -d "$so" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
-  if [ $link = shared ]; then
-    echo "$needed" | grep -x 'libutf8validate\.so\.[0-9]*' >/dev/null ||
-      fail "the shared build does not need libutf8validate.so: $needed"
-    readelf -d "$so" | grep "RUNPATH.*\[$work/prefix/lib\]" >/dev/null ||
-      fail "the shared build has no RUNPATH to $work/prefix/lib"
-  else
-    ! echo "$needed" | grep libutf8validate >/dev/null ||
-      fail "the static build needs the shared library"
-    ! nm -D --defined-only "$so" | grep ' utf8' >/dev/null ||
-      fail "the static build exports the library's functions"
-  fi
-  echo "ok: $so needs: $(echo $needed)"
+  check_module_link "$so" $link "$work/prefix/lib" || fail "linkage ($link)"
 
   step "functional tests, $link library"
   python3 "$repo/nginx/tests/test_module.py" --module "$so" --nginx "$nginx_bin" ||
