@@ -21,7 +21,7 @@ use crate::args::input;
 pub unsafe extern "C" fn utf8_validate(buf: *const c_char, len: usize) -> bool {
     // SAFETY: forwarded caller contract.
     match unsafe { input(buf, len) } {
-        Some(bytes) => utf8validate_core::validate(bytes),
+        Some(bytes) => utf8validate_core::validate_entry_point(bytes),
         None => false,
     }
 }
@@ -82,7 +82,7 @@ unsafe fn c_string<'a>(s: *const c_char) -> Option<&'a [u8]> {
 pub unsafe extern "C" fn utf8_validate_cstr(s: *const c_char) -> bool {
     // SAFETY: forwarded caller contract.
     match unsafe { c_string(s) } {
-        Some(bytes) => utf8validate_core::validate(bytes),
+        Some(bytes) => utf8validate_core::validate_entry_point(bytes),
         None => false,
     }
 }

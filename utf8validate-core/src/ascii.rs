@@ -28,6 +28,39 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
     bytes.is_ascii()
 }
 
+/// The same answer as [`short_ascii`], in the shape a Rust caller compiles into its
+/// own code (`crate::validate` is inlined there): a tree on the length with the
+/// shortest inputs first, so that 1-7 bytes take two branches and 8-15 bytes two;
+/// 1-3 bytes are the OR of the first, middle and last byte, 4-7 of two
+/// overlapping 4-byte loads, 8-15 of two 8-byte ones, 16-[`SHORT`] as
+/// [`short_ascii`]. [`short_ascii`] itself keeps the shape of the C entry points,
+/// which are compiled once, and whose measured code this one would change.
+#[inline(always)]
+pub(crate) fn short_ascii_in_caller(bytes: &[u8]) -> bool {
+    let len = bytes.len();
+    if len < 8 {
+        let any = if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+            u32::from_le_bytes(*a) | u32::from_le_bytes(*b)
+        } else if let (Some(a), Some(b)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+            u32::from(u16::from_le_bytes(*a) | u16::from_le_bytes(*b))
+        } else if let Some(&a) = bytes.first() {
+            u32::from(a)
+        } else {
+            0
+        };
+        any & 0x8080_8080 == 0
+    } else if len < 16 {
+        match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+            (Some(a), Some(b)) => {
+                (u64::from_le_bytes(*a) | u64::from_le_bytes(*b)) & HIGH_BITS == 0
+            }
+            _ => false,
+        }
+    } else {
+        short_ascii(bytes)
+    }
+}
+
 /// True iff `bytes` (at most [`SHORT`] bytes) is all ASCII. For 16 to [`SHORT`]
 /// bytes: the OR of two or four overlapping 16-byte loads, leaving after the first
 /// 16 bytes when they are not ASCII (SSE2 is part of the target's baseline: x86-64,
@@ -88,8 +121,8 @@ fn tiny_ascii(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// Against `is_ascii`: every length up to 70, with one non-ASCII byte at each
-    /// position (and none).
+    /// Both shapes against `is_ascii`: every length up to 70, with one non-ASCII
+    /// byte at each position (and none).
     #[test]
     fn agrees_with_is_ascii() {
         let mut bytes = [b'a'; 70];
@@ -102,6 +135,11 @@ mod tests {
                 let chunk = &bytes[..len];
                 let expected = len <= SHORT && chunk.is_ascii();
                 assert_eq!(short_ascii(chunk), expected, "len {len}, at {at:?}");
+                assert_eq!(
+                    short_ascii_in_caller(chunk),
+                    expected,
+                    "len {len}, at {at:?}"
+                );
             }
         }
     }

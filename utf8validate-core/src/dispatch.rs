@@ -16,6 +16,10 @@
 //!   go to the back end, which checks them in one zero-padded masked load
 //!   (AVX-512), with overlapping vectors, or (shorter than the narrowest vector)
 //!   with the scalar machine;
+//! - from a Rust caller of the crate's `validate` (not from the C entry points,
+//!   whose code was measured as it stands), the short-ASCII test takes a shape laid
+//!   out for inlining ([`validate_in_caller`]), and other inputs shorter than
+//!   [`FEW`] bytes go to the scalar machine, one shift a byte, instead of a back end;
 //! - [`first_error`] is the same check as [`validate`] up to the first error, whose
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
@@ -66,9 +70,10 @@
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ascii::{short_ascii, SHORT};
+use crate::ascii::{short_ascii, short_ascii_in_caller, SHORT};
 use crate::chunk::quick_chunk_state;
 use crate::implementation::{always, Implementation, SCALAR};
+use crate::scalar::validate_few;
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::State;
@@ -256,6 +261,33 @@ pub(crate) fn validate(bytes: &[u8]) -> bool {
     // with one more taken branch.
     if short_ascii(bytes) {
         return true;
+    }
+    validate_rest(bytes)
+}
+
+/// Inputs that are not all ASCII and shorter than this go to the scalar machine,
+/// not to the back end, from a Rust caller ([`validate_in_caller`]).
+pub(crate) const FEW: usize = 8;
+
+/// The verdict for a Rust caller of `crate::validate`, which inlines this: short
+/// ASCII answered in the caller, as [`validate`] does but in the shape for inlining
+/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_past_ascii`].
+/// The C entry points keep [`validate`], whose code is measured as it stands.
+#[inline(always)]
+pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
+    if short_ascii_in_caller(bytes) {
+        return true;
+    }
+    validate_past_ascii(bytes)
+}
+
+/// [`validate_in_caller`] past the short-ASCII test: fewer than [`FEW`] bytes by
+/// the scalar machine (one shift a byte costs less there than the back end's
+/// indirect call and vector check), the rest by a jump to the cached back end. Not
+/// `#[inline]`, for the reason [`validate_rest`] is not.
+fn validate_past_ascii(bytes: &[u8]) -> bool {
+    if bytes.len() < FEW {
+        return validate_few(bytes);
     }
     validate_rest(bytes)
 }

@@ -153,10 +153,21 @@ pub use stream::Stream;
 /// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
 // `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
-// the rest is a call to `dispatch::validate_rest`, which is not inlinable, so that
-// `dispatch::CURRENT` stays local: see there.
+// the rest is a call to `dispatch::validate_past_ascii`, which is not inlinable, so
+// that `dispatch::CURRENT` stays local: see there.
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
+    dispatch::validate_in_caller(bytes)
+}
+
+/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9): the answer
+/// of [`validate`], in the shape for an entry point that is compiled once rather
+/// than inlined into its callers (the C library's `utf8_validate`, whose machine
+/// code is measured as it stands). Thread-safe, allocation-free, reads only
+/// `bytes`. Not a stable API: Rust callers use [`validate`].
+#[doc(hidden)]
+#[inline]
+pub fn validate_entry_point(bytes: &[u8]) -> bool {
     dispatch::validate(bytes)
 }
 

@@ -99,6 +99,19 @@ fn at_boundary(s: u64) -> bool {
     s & SLOT_MASK == START_SLOT
 }
 
+/// True iff `bytes` is well-formed UTF-8: the machine over every byte, with no exit
+/// before the end (ERROR is absorbing, so an error anywhere leaves it there). One
+/// shift per byte, and no set-up: for inputs of a few bytes, where a back end's
+/// indirect call and vector check cost more (`crate::dispatch::validate_in_caller`).
+#[inline(always)]
+pub(crate) fn validate_few(bytes: &[u8]) -> bool {
+    let mut s = START_SLOT;
+    for &b in bytes {
+        s = step(s, b);
+    }
+    at_boundary(s)
+}
+
 /// Where a scan stopped because the machine entered ERROR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stop {

@@ -7,7 +7,9 @@
 mod oracle;
 
 use oracle::{draft_class, rfc_first_error, std_error};
-use utf8validate_core::{byte_class, check, first_error, next_state, validate, State};
+use utf8validate_core::{
+    byte_class, check, first_error, next_state, validate, validate_entry_point, State,
+};
 
 fn assert_agrees(bytes: &[u8]) {
     let want = rfc_first_error(bytes);
@@ -15,6 +17,13 @@ fn assert_agrees(bytes: &[u8]) {
     if got != want || validate(bytes) != want.is_none() {
         panic!("{bytes:02x?}: first_error {got:?}, RFC grammar says {want:?}");
     }
+    // The shape the C library's `utf8_validate` compiles (a route of its own for
+    // short input: see `every_place_at_every_length_across_the_routes`).
+    assert_eq!(
+        validate_entry_point(bytes),
+        want.is_none(),
+        "{bytes:02x?}: validate_entry_point"
+    );
     let std = std_error(bytes);
     assert_eq!(
         std.map(|(o, _)| o),
@@ -104,6 +113,61 @@ fn every_three_byte_string_in_context() {
                     v.extend_from_slice(&[a, b, c]);
                     v.extend_from_slice(b"ok");
                     assert_agrees(&v);
+                }
+            }
+        }
+    }
+}
+
+/// `validate` picks its route by length: all-ASCII input by a tree whose branches
+/// part at 4, 8, 16 and 64 bytes; other input shorter than 8 bytes by the scalar
+/// machine; the rest by the back end (`dispatch::validate_in_caller`). So at every
+/// length from 1 to 70, a well-formed or ill-formed sequence at every place in
+/// ASCII (its first and last bytes included), and, up to 9 bytes, every 3-byte
+/// string with a non-ASCII lead byte (the second and third bytes from a set of
+/// class representatives) at every place.
+#[test]
+fn every_place_at_every_length_across_the_routes() {
+    let sequences: [&[u8]; 16] = [
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "😀".as_bytes(),
+        b"\x7F",
+        b"\x80",
+        b"\xBF",
+        b"\xC0\xAF",
+        b"\xC3",
+        b"\xE2\x82",
+        b"\xE0\x9F\xBF",
+        b"\xED\xA0\x80",
+        b"\xF4\x90\x80\x80",
+        b"\xF5\x80",
+        b"\xFF",
+        // Continuation bytes only: the bytes of a 4- and an 8-byte load all 0x80.
+        b"\x80\x80\x80\x80",
+        b"\x80\x80\x80\x80\x80\x80\x80\x80",
+    ];
+    for len in 1..=70 {
+        for seq in sequences.iter().filter(|seq| seq.len() <= len) {
+            for at in 0..=len - seq.len() {
+                let mut v = vec![b'a'; len];
+                v[at..at + seq.len()].copy_from_slice(seq);
+                assert_agrees(&v);
+            }
+        }
+    }
+    let representatives = [
+        0x00u8, 0x41, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC3, 0xE0, 0xF0, 0xFF,
+    ];
+    for len in 3..=9 {
+        for at in 0..=len - 3 {
+            for a in 0x80..=0xFFu8 {
+                for b in representatives {
+                    for c in representatives {
+                        let mut v = vec![b'a'; len];
+                        v[at..at + 3].copy_from_slice(&[a, b, c]);
+                        assert_agrees(&v);
+                    }
                 }
             }
         }
