@@ -30,11 +30,11 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
 
 /// The same answer as [`short_ascii`], in the shape a Rust caller compiles into its
 /// own code (`crate::validate` is inlined there): a tree on the length with the
-/// shortest inputs first, so that 1-7 bytes take two branches and 8-15 bytes two;
-/// 1-3 bytes are the OR of the first, middle and last byte, 4-7 of two
-/// overlapping 4-byte loads, 8-15 of two 8-byte ones, 16-[`SHORT`] as
-/// [`short_ascii`]. [`short_ascii`] itself keeps the shape of the C entry points,
-/// which are compiled once, and whose measured code this one would change.
+/// shortest inputs first. 4-7 bytes are the OR of two overlapping 4-byte loads and
+/// 8-15 of two 8-byte ones (two branches each), 2-3 of two 2-byte loads and 1 the
+/// byte itself (three and four branches), 16-[`SHORT`] as [`short_ascii`].
+/// [`short_ascii`] itself keeps the shape of the C entry points, which are compiled
+/// once, and whose measured code this one would change.
 #[inline(always)]
 pub(crate) fn short_ascii_in_caller(bytes: &[u8]) -> bool {
     let len = bytes.len();
