@@ -30,25 +30,25 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
 
 /// The same answer as [`short_ascii`], in the shape a Rust caller compiles into its
 /// own code (`crate::validate` is inlined there): a tree on the length with the
-/// shortest inputs first. 4-7 bytes are the OR of two overlapping 4-byte loads and
-/// 8-15 of two 8-byte ones (two branches each), 2-3 of two 2-byte loads and 1 the
-/// byte itself (three and four branches), 16-[`SHORT`] as [`short_ascii`].
-/// [`short_ascii`] itself keeps the shape of the C entry points, which are compiled
-/// once, and whose measured code this one would change.
+/// shortest inputs first, each case with its own test and answer, the shape of
+/// smoothutf8's short path. 4-7 bytes are the OR of two overlapping 4-byte loads,
+/// 2-3 of two 2-byte loads, 1 the byte itself, 8-15 two 8-byte loads, 16-[`SHORT`]
+/// as [`short_ascii`]. [`short_ascii`] keeps the shape of the C entry points, which
+/// are compiled once: this one made their code a cycle slower at 8-64 bytes.
 #[inline(always)]
 pub(crate) fn short_ascii_in_caller(bytes: &[u8]) -> bool {
     let len = bytes.len();
     if len < 8 {
-        let any = if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
-            u32::from_le_bytes(*a) | u32::from_le_bytes(*b)
-        } else if let (Some(a), Some(b)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
-            u32::from(u16::from_le_bytes(*a) | u16::from_le_bytes(*b))
-        } else if let Some(&a) = bytes.first() {
-            u32::from(a)
-        } else {
-            0
-        };
-        any & 0x8080_8080 == 0
+        // `map_or`'s defaults are never taken (the length is tested first).
+        let word = |w: Option<&[u8; 4]>| w.map_or(0x80, |w| u32::from_le_bytes(*w));
+        let half = |h: Option<&[u8; 2]>| h.map_or(0x80, |h| u16::from_le_bytes(*h));
+        if len >= 4 {
+            return (word(bytes.first_chunk()) | word(bytes.last_chunk())) & 0x8080_8080 == 0;
+        }
+        if len >= 2 {
+            return (half(bytes.first_chunk()) | half(bytes.last_chunk())) & 0x8080 == 0;
+        }
+        bytes.first().is_none_or(u8::is_ascii)
     } else if len < 16 {
         match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
             (Some(a), Some(b)) => {

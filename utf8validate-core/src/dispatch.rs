@@ -16,10 +16,11 @@
 //!   go to the back end, which checks them in one zero-padded masked load
 //!   (AVX-512), with overlapping vectors, or (shorter than the narrowest vector)
 //!   with the scalar machine;
-//! - from a Rust caller of the crate's `validate` (not from the C entry points,
-//!   whose code was measured as it stands), the short-ASCII test takes a shape laid
-//!   out for inlining ([`validate_in_caller`]), and other inputs shorter than
-//!   [`FEW`] bytes go to the scalar machine, one shift a byte, instead of a back end;
+//! - inputs shorter than [`FEW`] bytes go to the scalar machine, one shift a byte,
+//!   instead of a back end: from `utf8_validate` ([`validate`]) all of them, before
+//!   any ASCII test; from a Rust caller of the crate's `validate`
+//!   ([`validate_in_caller`]) those that are not all ASCII, after the short-ASCII
+//!   test in a shape laid out for inlining;
 //! - [`first_error`] is the same check as [`validate`] up to the first error, whose
 //!   exact offset the back end finds by running the scalar machine from the last
 //!   character boundary before it, so on valid input it costs what [`validate`]
@@ -250,52 +251,51 @@ fn current() -> &'static Implementation {
     unsafe { &*ptr }
 }
 
-/// True iff `bytes` is well-formed UTF-8: short ASCII answered here, in the caller
-/// (inlined into other crates: see `crate::validate`), without reading [`CURRENT`];
+/// True iff `bytes` is well-formed UTF-8, in the shape of the C function
+/// `utf8_validate`, which inlines it: fewer than [`FEW`] bytes by the scalar
+/// machine at once (a test for ASCII first would cost text that is not ASCII as
+/// much as it saves ASCII, which C callers answer in their own code with the
+/// header's `utf8_validate_inline`); then short ASCII, without reading [`CURRENT`];
 /// the rest by [`validate_rest`], which does.
 #[inline(always)]
 pub(crate) fn validate(bytes: &[u8]) -> bool {
-    // This shape, not `short_ascii(bytes) || validate_rest(bytes)`: the C function
-    // `utf8_validate` inlines it, and with this one its machine code is the same as
-    // before `validate_rest` was split off; with `||`, LLVM laid its short path out
-    // with one more taken branch.
+    // This shape, not `short_ascii(bytes) || validate_rest(bytes)`: with `||`, LLVM
+    // laid the short path of `utf8_validate` out with one more taken branch.
+    if bytes.len() < FEW {
+        return validate_few(bytes);
+    }
     if short_ascii(bytes) {
         return true;
     }
     validate_rest(bytes)
 }
 
-/// Inputs that are not all ASCII and shorter than this go to the scalar machine,
-/// not to the back end, from a Rust caller ([`validate_in_caller`]).
+/// Inputs shorter than this go to the scalar machine, not to a back end: from the C
+/// entry point at once ([`validate`]), from a Rust caller when they are not all
+/// ASCII ([`validate_rest`]).
 pub(crate) const FEW: usize = 8;
 
 /// The verdict for a Rust caller of `crate::validate`, which inlines this: short
 /// ASCII answered in the caller, as [`validate`] does but in the shape for inlining
-/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_past_ascii`].
-/// The C entry points keep [`validate`], whose code is measured as it stands.
+/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_rest`]. The C
+/// entry point keeps [`validate`].
 #[inline(always)]
 pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
     if short_ascii_in_caller(bytes) {
         return true;
     }
-    validate_past_ascii(bytes)
-}
-
-/// [`validate_in_caller`] past the short-ASCII test: fewer than [`FEW`] bytes by
-/// the scalar machine (one shift a byte costs less there than the back end's
-/// indirect call and vector check), the rest by a jump to the cached back end. Not
-/// `#[inline]`, for the reason [`validate_rest`] is not.
-fn validate_past_ascii(bytes: &[u8]) -> bool {
-    if bytes.len() < FEW {
-        return validate_few(bytes);
-    }
     validate_rest(bytes)
 }
 
-/// [`validate`] past the short-ASCII test: the jump to the cached back end. Not
-/// `#[inline]`, so that other crates call it rather than compile their own copy:
-/// [`CURRENT`] is only read in this crate's object code (see there).
+/// [`validate`] past the short-ASCII test: fewer than [`FEW`] bytes by the scalar
+/// machine (one shift a byte costs less there than the back end's indirect call
+/// and vector check), the rest by a jump to the cached back end. Not `#[inline]`,
+/// so that other crates call it rather than compile their own copy: [`CURRENT`] is
+/// only read in this crate's object code (see there).
 pub(crate) fn validate_rest(bytes: &[u8]) -> bool {
+    if bytes.len() < FEW {
+        return validate_few(bytes);
+    }
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
     // and `len` describe the readable bytes of a slice, non-NULL even when empty.
     unsafe { (current().validate)(bytes.as_ptr(), bytes.len()) }

@@ -153,8 +153,8 @@ pub use stream::Stream;
 /// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
 // `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
-// the rest is a call to `dispatch::validate_past_ascii`, which is not inlinable, so
-// that `dispatch::CURRENT` stays local: see there.
+// the rest is a call to `dispatch::validate_rest`, which is not inlinable, so that
+// `dispatch::CURRENT` stays local: see there.
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
     dispatch::validate_in_caller(bytes)

@@ -102,7 +102,7 @@ fn at_boundary(s: u64) -> bool {
 /// True iff `bytes` is well-formed UTF-8: the machine over every byte, with no exit
 /// before the end (ERROR is absorbing, so an error anywhere leaves it there). One
 /// shift per byte, and no set-up: for inputs of a few bytes, where a back end's
-/// indirect call and vector check cost more (`crate::dispatch::validate_in_caller`).
+/// indirect call and vector check cost more (`crate::dispatch::validate_rest`).
 #[inline(always)]
 pub(crate) fn validate_few(bytes: &[u8]) -> bool {
     let mut s = START_SLOT;

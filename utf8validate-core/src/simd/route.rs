@@ -11,7 +11,7 @@
 //! | `n` | whole input ([`check`], [`check_long`]) | chunk ([`check_chunk`], [`check_chunk_long`]) |
 //! |---|---|---|
 //! | up to 64, all ASCII | answered inline before a back end (`crate::ascii::short_ascii`; for a Rust caller of `validate`, `crate::ascii::short_ascii_in_caller`) | the same (`crate::chunk::quick_chunk_state`, which also answers chunks of 1-2 bytes with the draft's machine, and any chunk after an error) |
-//! | under 8, from a Rust caller of `validate` | the scalar machine, before a back end (`crate::scalar::validate_few`) | - |
+//! | under 8 (`utf8_validate`: all; Rust's `validate`: not all ASCII) | the scalar machine, before a back end (`crate::scalar::validate_few`) | - |
 //! | up to 64 | `plain::check_vectors`: vectors as wide as fit, overlapping; AVX-512 one zero-padded load (`plain::check_short`); shorter than any vector, the scalar machine | [`check_open`]: the same, the carried lead byte as the lane before, the end left open |
 //! | 65-256 | `plain::check_medium`: plain vectors, or block by block after an ASCII first block | the same, from the carried lead byte, the end left open |
 //! | over 256 | `tiers::leading_ascii`, then `tiers::check_tiered` (the back end's `tiered`) | [`check_open_tiered`]: the same |
