@@ -725,8 +725,8 @@ utf8_span utf8_error_context(const char *buf, size_t len, const utf8_error *err,
  * - `buf == NULL` with `len > 0` returns false with `*err` =
  *   `{ 0, 0, UTF8_ERROR_INVALID_BYTE }` and `*raw` = `{ 0, 0 }`; `buf` is not
  *   dereferenced.
- * - Thread-safe; allocates nothing (it decodes 256 bytes at a time on the stack);
- *   reads only `buf[0..len)`; writes only `*err` and `*raw`.
+ * - Thread-safe; allocates nothing (it decodes only to locate an error, 256 bytes at
+ *   a time on the stack); reads only `buf[0..len)`; writes only `*err` and `*raw`.
  *
  * # Safety
  * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless they
@@ -775,38 +775,39 @@ size_t utf8_percent_decode(const char *buf, size_t len, char *out, size_t out_ca
 /*
  * utf8_validate_inline(buf, len): the same answer as utf8_validate(buf, len)
  * (RFC 3629 section 4; true iff buf[0..len) is well-formed UTF-8), for code that
- * checks many short strings, such as a server's header names and values: up to 32
- * bytes of ASCII are answered here, in the caller, by testing the high bits of two
- * or four overlapping 8-byte loads (a call into the library costs more than that
- * test); everything else is handed to utf8_validate, which answers longer ASCII
- * as fast as the caller could. A NULL buf is handed to utf8_validate too, which
- * answers true for len 0 and false otherwise without dereferencing it. Thread-safe; allocates
- * nothing; reads only buf[0..len). Needs <string.h> (included here) for memcpy,
- * which compilers turn into plain loads.
+ * checks many short strings, such as a server's header names and values: up to 64
+ * bytes of ASCII are answered here, in the caller, by testing the high bits of
+ * overlapping loads of 4 or 8 bytes, or of the first, middle and last byte (a call
+ * into the library costs more than that test); everything else is handed to utf8_validate. Over 32 bytes, the first
+ * 32 are tested first, and text that is not ASCII there goes to utf8_validate
+ * without the rest being loaded. A NULL buf is handed to utf8_validate too, which
+ * answers true for len 0 and false otherwise without dereferencing it.
+ * Thread-safe; allocates nothing; reads only buf[0..len). Needs <string.h>
+ * (included here) for memcpy, which compilers turn into plain loads.
  */
 UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
+  const uint64_t high = 0x8080808080808080ULL;
   uint64_t any;
-  if (len > 32 || !buf) {
+  if (len > 64 || !buf) {
     return utf8_validate(buf, len);
   }
-  if (len < 8) {
-    if (len >= 4) {
-      uint32_t a, b;
-      memcpy(&a, buf, 4);
-      memcpy(&b, buf + len - 4, 4);
-      any = a | b;
-    } else if (len > 0) {
-      uint8_t b[3];
-      memcpy(&b[0], buf, 1);
-      memcpy(&b[1], buf + (len >> 1), 1);
-      memcpy(&b[2], buf + len - 1, 1);
-      any = b[0];
-      any |= b[1];
-      any |= b[2];
-    } else {
+  if (len < 4) {
+    uint8_t b[3];
+    if (len == 0) {
       return true;
     }
-  } else {
+    memcpy(&b[0], buf, 1);
+    memcpy(&b[1], buf + (len >> 1), 1);
+    memcpy(&b[2], buf + len - 1, 1);
+    any = b[0];
+    any |= b[1];
+    any |= b[2];
+  } else if (len < 8) {
+    uint32_t a, b;
+    memcpy(&a, buf, 4);
+    memcpy(&b, buf + len - 4, 4);
+    any = a | b;
+  } else if (len <= 32) {
     uint64_t w[4];
     memcpy(&w[0], buf, 8);
     memcpy(&w[1], buf + len - 8, 8);
@@ -816,8 +817,22 @@ UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
       memcpy(&w[3], buf + len - 16, 8);
       any |= w[2] | w[3];
     }
+  } else {
+    uint64_t w[8];
+    memcpy(&w[0], buf, 8);
+    memcpy(&w[1], buf + 8, 8);
+    memcpy(&w[2], buf + 16, 8);
+    memcpy(&w[3], buf + 24, 8);
+    if ((w[0] | w[1] | w[2] | w[3]) & high) {
+      return utf8_validate(buf, len);
+    }
+    memcpy(&w[4], buf + len - 32, 8);
+    memcpy(&w[5], buf + len - 24, 8);
+    memcpy(&w[6], buf + len - 16, 8);
+    memcpy(&w[7], buf + len - 8, 8);
+    any = w[4] | w[5] | w[6] | w[7];
   }
-  return (any & 0x8080808080808080ULL) == 0 || utf8_validate(buf, len);
+  return (any & high) == 0 || utf8_validate(buf, len);
 }
 #endif
 /*

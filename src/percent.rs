@@ -29,8 +29,8 @@ use utf8validate_core::{ErrorKind, Utf8Error};
 /// - `buf == NULL` with `len > 0` returns false with `*err` =
 ///   `{ 0, 0, UTF8_ERROR_INVALID_BYTE }` and `*raw` = `{ 0, 0 }`; `buf` is not
 ///   dereferenced.
-/// - Thread-safe; allocates nothing (it decodes 256 bytes at a time on the stack);
-///   reads only `buf[0..len)`; writes only `*err` and `*raw`.
+/// - Thread-safe; allocates nothing (it decodes only to locate an error, 256 bytes at
+///   a time on the stack); reads only `buf[0..len)`; writes only `*err` and `*raw`.
 ///
 /// # Safety
 /// Unless it is NULL, `buf` must point to at least `len` readable bytes; unless they
