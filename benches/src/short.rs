@@ -1,7 +1,14 @@
-//! Short strings (1-64 bytes) from Rust: `utf8validate_core::validate` against
-//! `smoothutf8::verify` (inlined in the caller, as a Rust user gets it) and
-//! `core::str::from_utf8`, for every length 1..=64 of ASCII and of mixed text
-//! (1-, 2- and 3-byte characters, well-formed, ending on a character boundary).
+//! Short strings (1-64 bytes), every length 1..=64 of ASCII and of mixed text (1-,
+//! 2- and 3-byte characters, well-formed, ending on a character boundary), in one
+//! harness:
+//!
+//! - from Rust: `utf8validate_core::validate`, against `smoothutf8::verify` (both
+//!   inlined in the caller, as a Rust user gets them) and `core::str::from_utf8`;
+//! - from C: the header's `utf8_validate_inline`, in a loop of C
+//!   (`short_inline.c`, compiled at run time with the cc crate's compiler at `-O2`
+//!   and linked with the static library);
+//! - the C library's `utf8_validate`, called through the pointer the dynamic loader
+//!   resolved in `libutf8validate.so`, as a C program calls it through its PLT.
 //!
 //! Not criterion: at ~1 ns a call the question is a fraction of a nanosecond, on a
 //! machine that others share. So a plain harness: each sample times `BATCH` calls
@@ -9,16 +16,17 @@
 //! take turns, sample by sample (alternating rounds, so that a noisy moment hits
 //! them all alike); and the answer is the minimum over `ROUNDS` samples, the one
 //! least disturbed. Each function is timed in a loop of its own, monomorphised, with
-//! the function inlined where it can be (`smoothutf8::verify`, `from_utf8`) and
-//! `black_box` on the input and the answer. `baseline` is that loop with no check
-//! (`!black_box(input).is_empty()`): the floor that every figure includes.
+//! the function inlined where it can be and `black_box` on the input and the
+//! answer; the C loop passes them through memory the same way. `baseline` and
+//! `c_baseline` are those loops with no check (`len != 0`): the floor that every
+//! figure includes.
 //!
 //! Each input sits at the start of its own 64-byte-aligned block, so no 64-byte
 //! load from it crosses a page (the AVX-512 back end's masked load stays in its page).
 //!
 //! Run: `cargo bench -p utf8validate-bench --bench short`; env `SHORT_ROUNDS`
 //! (default 300), `SHORT_BATCH` (calls per sample, default 4000), `SHORT_CSV=1`
-//! for one line per length and function instead of the summary tables.
+//! for one line per length and function before the table of BENCHMARKS.md.
 //! `CARGO_PROFILE_BENCH_LTO=off CARGO_PROFILE_BENCH_CODEGEN_UNITS=16` builds it as a
 //! Rust user's release profile would (the workspace's has fat LTO, which can inline
 //! across crates).
@@ -26,13 +34,25 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use utf8validate_c_tests::c_api;
+
 /// An input at the start of its own 64-byte-aligned block.
 #[repr(C, align(64))]
 #[derive(Clone, Copy)]
 struct Block([u8; 64]);
 
 /// The functions timed, in table order.
-const NAMES: [&str; 4] = ["core", "smoothutf8", "from_utf8", "baseline"];
+const NAMES: [&str; 7] = [
+    "core",
+    "smoothutf8",
+    "from_utf8",
+    "utf8_validate",
+    "baseline",
+    "utf8_validate_inline",
+    "c_baseline",
+];
+/// How many functions are timed.
+const FUNCTIONS: usize = NAMES.len();
 
 /// `len` bytes of ASCII words.
 fn ascii(len: usize) -> Vec<u8> {
@@ -72,13 +92,85 @@ fn time<F: Fn(&[u8]) -> bool>(f: F, input: &[u8], batch: u32) -> f64 {
     start.elapsed().as_nanos() as f64
 }
 
+/// A loop of `short_inline.c`: `batch` calls on `buf[..len]`.
+type CLoop = unsafe extern "C" fn(*const u8, usize, u32);
+
+/// `short_inline.c`, compiled and loaded, and its two loops.
+struct CLoops {
+    _library: libloading::Library,
+    inline: CLoop,
+    baseline: CLoop,
+}
+
+/// Compiles `short_inline.c` into a shared object with the static library linked in
+/// (`-Bsymbolic-functions`: its calls of `utf8_validate` bound inside it, direct, as
+/// in a program), and loads it.
+fn c_loops() -> CLoops {
+    let repo = utf8validate_c_tests::repository();
+    let out = utf8validate_c_tests::scratch("short-bench").join("short_inline.so");
+    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let compiler = cc::Build::new()
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
+        .target(&target)
+        .host(&target)
+        .opt_level(2)
+        .debug(false)
+        .include(repo.join("include"))
+        .try_get_compiler()
+        .expect("the cc crate finds a C compiler");
+    let status = compiler
+        .to_command()
+        .args(["-shared", "-fPIC", "-Wl,-Bsymbolic-functions", "-o"])
+        .arg(&out)
+        .arg(repo.join("benches/src/short_inline.c"))
+        .arg(utf8validate_c_tests::artifact("libutf8validate.a"))
+        .status()
+        .expect("the C compiler runs");
+    assert!(status.success(), "compiling short_inline.c failed");
+    // SAFETY: our own object, with no initialisation code; the symbols have the
+    // signature of `CLoop` (short_inline.c).
+    unsafe {
+        let library = libloading::Library::new(&out).expect("short_inline.so loads");
+        let inline = *library.get::<CLoop>(b"short_inline_loop").expect("symbol");
+        let baseline = *library
+            .get::<CLoop>(b"short_baseline_loop")
+            .expect("symbol");
+        CLoops {
+            _library: library,
+            inline,
+            baseline,
+        }
+    }
+}
+
+/// Nanoseconds for `batch` calls in the C loop `f` on `input`.
+fn time_c(f: CLoop, input: &[u8], batch: u32) -> f64 {
+    let start = Instant::now();
+    // SAFETY: `input` is a live slice: `len` readable bytes at its pointer.
+    unsafe { f(input.as_ptr(), input.len(), batch) };
+    start.elapsed().as_nanos() as f64
+}
+
 /// One sample of function `which` (index into [`NAMES`]): ns per call.
-fn sample(which: usize, input: &[u8], batch: u32) -> f64 {
+fn sample(which: usize, input: &[u8], batch: u32, c: &CLoops) -> f64 {
     let ns = match which {
         0 => time(utf8validate_core::validate, input, batch),
         1 => time(smoothutf8::verify, input, batch),
         2 => time(|b| core::str::from_utf8(b).is_ok(), input, batch),
-        _ => time(|b| !b.is_empty(), input, batch),
+        3 => {
+            let validate = c_api::functions().utf8_validate;
+            // SAFETY: `b` is a live slice: `len` readable bytes at its pointer.
+            time(
+                |b| unsafe { validate(b.as_ptr().cast(), b.len()) },
+                input,
+                batch,
+            )
+        }
+        4 => time(|b| !b.is_empty(), input, batch),
+        5 => time_c(c.inline, input, batch),
+        _ => time_c(c.baseline, input, batch),
     };
     ns / f64::from(batch)
 }
@@ -112,14 +204,18 @@ fn main() {
         for len in 1..=64 {
             let b = input(kind, len);
             assert!(utf8validate_core::validate(b) && smoothutf8::verify(b));
+            // SAFETY: `b` is a live slice.
+            assert!(unsafe { (c_api::functions().utf8_validate)(b.as_ptr().cast(), b.len()) });
         }
     }
 
+    let c = c_loops();
+
     // best[kind][len - 1][function]
-    let mut best = vec![vec![[f64::INFINITY; 4]; 64]; 2];
+    let mut best = vec![vec![[f64::INFINITY; FUNCTIONS]; 64]; 2];
     for _ in 0..rounds / 10 {
-        for which in 0..4 {
-            black_box(sample(which, input(0, 64), batch));
+        for which in 0..FUNCTIONS {
+            black_box(sample(which, input(0, 64), batch, &c));
         }
     }
     for round in 0..rounds as usize {
@@ -127,9 +223,9 @@ fn main() {
             for (index, slots) in per_len.iter_mut().enumerate() {
                 let len = index + 1;
                 // A different function first in each round.
-                for k in 0..4 {
-                    let which = (round + len + k) % 4;
-                    let ns = sample(which, input(kind, len), batch);
+                for k in 0..FUNCTIONS {
+                    let which = (round + len + k) % FUNCTIONS;
+                    let ns = sample(which, input(kind, len), batch, &c);
                     slots[which] = slots[which].min(ns);
                 }
             }
@@ -153,61 +249,69 @@ fn main() {
         println!("kind,len,{}", NAMES.join(","));
         for (kind, name) in kinds.iter().enumerate() {
             for len in 1..=64 {
-                let b = best[kind][len - 1];
-                println!(
-                    "{name},{len},{:.3},{:.3},{:.3},{:.3}",
-                    b[0], b[1], b[2], b[3]
-                );
+                let cells: Vec<String> = best[kind][len - 1]
+                    .iter()
+                    .map(|ns| format!("{ns:.3}"))
+                    .collect();
+                println!("{name},{len},{}", cells.join(","));
             }
         }
     }
 
-    println!(
-        "\n| kind | bytes | core | smoothutf8 | from_utf8 | baseline | core/smooth (mean, max) | core/from_utf8 |"
-    );
-    println!("|---|---|---|---|---|---|---|---|");
-    for (kind, name) in kinds.iter().enumerate() {
-        for (lo, hi) in [(1, 8), (9, 16), (17, 32), (33, 64)] {
-            let rows = &best[kind][lo - 1..hi];
-            let mean = |f: usize| rows.iter().map(|r| r[f]).sum::<f64>() / rows.len() as f64;
-            let ratio_max = rows.iter().map(|r| r[0] / r[1]).fold(0.0, f64::max);
-            let range = |f: usize| {
-                let min = rows.iter().map(|r| r[f]).fold(f64::INFINITY, f64::min);
-                let max = rows.iter().map(|r| r[f]).fold(0.0, f64::max);
-                format!("{min:.2}-{max:.2}")
-            };
-            println!(
-                "| {name} | {lo}-{hi} | {} | {} | {} | {} | {:.2}, {:.2} | {:.2} |",
-                range(0),
-                range(1),
-                range(2),
-                range(3),
-                mean(0) / mean(1),
-                ratio_max,
-                mean(0) / mean(2)
-            );
+    // The table of BENCHMARKS.md: medians over ranges of lengths, and at how many
+    // lengths of each range `validate` (Rust) and `utf8_validate` (C) are at least as
+    // fast as smoothutf8, a difference under TIE counting as a tie.
+    const TIE: f64 = 1.01;
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
         }
+    };
+    println!(
+        "\n| bytes | ASCII: validate | smoothutf8 | from_utf8 | utf8_validate_inline | utf8_validate | mixed: validate | smoothutf8 | from_utf8 | utf8_validate_inline | utf8_validate | baseline: Rust, C | <= smoothutf8 at: validate, utf8_validate_inline |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (lo, hi) in [(1, 7), (8, 15), (16, 31), (32, 64)] {
+        let mut cells = Vec::new();
+        for per_len in &best {
+            let rows = &per_len[lo - 1..hi];
+            for f in [0, 1, 2, 5, 3] {
+                cells.push(format!(
+                    "{:.2}",
+                    median(rows.iter().map(|r| r[f]).collect())
+                ));
+            }
+        }
+        let rows = || best.iter().flat_map(|per_len| &per_len[lo - 1..hi]);
+        let floor = |f: usize| median(rows().map(|r| r[f]).collect());
+        cells.push(format!("{:.2}, {:.2}", floor(4), floor(6)));
+        let at = |f: usize| rows().filter(|r| r[f] <= r[1] * TIE).count();
+        cells.push(format!("{}, {} of {}", at(0), at(5), 2 * (hi + 1 - lo)));
+        println!("| {lo}-{hi} | {} |", cells.join(" | "));
     }
 
-    println!("\nLengths where core is slower than smoothutf8 (by more than 2%):");
-    let mut any = false;
-    for (kind, name) in kinds.iter().enumerate() {
-        let slow: Vec<String> = (1..=64)
-            .filter(|&len| {
-                let b = best[kind][len - 1];
-                b[0] > b[1] * 1.02
-            })
-            .map(|len| {
-                let b = best[kind][len - 1];
-                format!("{len} ({:.2} vs {:.2})", b[0], b[1])
-            })
-            .collect();
-        if !slow.is_empty() {
-            any = true;
-            println!("{name}: {}", slow.join(", "));
+    for (f, who) in [(0, "validate"), (5, "utf8_validate_inline")] {
+        println!("\nLengths where {who} is slower than smoothutf8 (by 1% or more):");
+        let mut any = false;
+        for (kind, name) in kinds.iter().enumerate() {
+            let slow: Vec<String> = (1..=64)
+                .filter(|&len| best[kind][len - 1][f] > best[kind][len - 1][1] * TIE)
+                .map(|len| {
+                    let b = best[kind][len - 1];
+                    format!("{len} ({:.2} vs {:.2})", b[f], b[1])
+                })
+                .collect();
+            if !slow.is_empty() {
+                any = true;
+                println!("{name}: {}", slow.join(", "));
+            }
         }
-    }
-    if !any {
-        println!("none");
+        if !any {
+            println!("none");
+        }
     }
 }
