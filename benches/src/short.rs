@@ -108,13 +108,7 @@ struct CLoops {
 fn c_loops() -> CLoops {
     let repo = utf8validate_c_tests::repository();
     let out = utf8validate_c_tests::scratch("short-bench").join("short_inline.so");
-    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-    let compiler = cc::Build::new()
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .emit_rerun_if_env_changed(false)
-        .target(&target)
-        .host(&target)
+    let compiler = utf8validate_c_tests::c_build()
         .opt_level(2)
         .debug(false)
         .include(repo.join("include"))

@@ -152,6 +152,25 @@ pub fn back_ends() -> Vec<&'static str> {
     names
 }
 
+/// A `cc::Build` for C compiled at run time, by the tests and the short-string
+/// benchmark (not by a build script): no cargo metadata or warnings printed, and this
+/// machine as target and host (cc reads them from a build script's environment).
+pub fn c_build() -> cc::Build {
+    let target = format!(
+        "{}-unknown-{}-gnu",
+        std::env::consts::ARCH,
+        std::env::consts::OS
+    );
+    let mut build = cc::Build::new();
+    build
+        .cargo_metadata(false)
+        .cargo_warnings(false)
+        .emit_rerun_if_env_changed(false)
+        .target(&target)
+        .host(&target);
+    build
+}
+
 /// A scratch directory for this test's outputs, under `target/<profile>/c-tests/`.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = library_dir().join("c-tests").join(name);

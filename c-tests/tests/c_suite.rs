@@ -97,15 +97,8 @@ struct Program<'a> {
 fn build(program: &Program, lib: &Library) -> PathBuf {
     let out_dir = support::scratch(program.variant);
     let exe = out_dir.join(program.variant);
-    let target = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
-
-    let mut build = cc::Build::new();
+    let mut build = support::c_build();
     build
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .emit_rerun_if_env_changed(false)
-        .target(&target)
-        .host(&target)
         .opt_level(2)
         .debug(true)
         .out_dir(&out_dir)

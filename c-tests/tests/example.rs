@@ -25,21 +25,8 @@ fn build(name: &str, source: &Path, defines: &[&str]) -> PathBuf {
     let root = support::repository();
     let out_dir = support::scratch("examples-c");
     let exe = out_dir.join(name);
-    let target = format!(
-        "{}-unknown-{}-gnu",
-        std::env::consts::ARCH,
-        std::env::consts::OS
-    );
-    let mut build = cc::Build::new();
-    build
-        .cargo_metadata(false)
-        .cargo_warnings(false)
-        .emit_rerun_if_env_changed(false)
-        .target(&target)
-        .host(&target)
-        .opt_level(1)
-        .std("c99")
-        .include(root.join("include"));
+    let mut build = support::c_build();
+    build.opt_level(1).std("c99").include(root.join("include"));
     for flag in WARNINGS {
         build.flag(flag);
     }
