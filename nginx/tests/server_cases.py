@@ -782,7 +782,10 @@ class Soak:
             failures.append("%d of %d rejected, want half" % (totals[1], done))
         for bad, why in bad_lines:
             if bad in log:
-                failures.append("%s: see %s" % (why, log_path))
+                # The lines themselves: the log is gone with the work directory.
+                lines = [line.decode(errors="replace")
+                         for line in log.splitlines() if bad in line]
+                failures.append("%s (%s): %s" % (why, log_path, "; ".join(lines[:5])))
         if len(self.rss) == self.runs:
             growth = self.rss[-1] - self.rss[0]
             print("%s RSS after the first %d requests %d kB, after the last %d kB (%+d kB)"
