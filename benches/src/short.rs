@@ -95,11 +95,15 @@ fn time<F: Fn(&[u8]) -> bool>(f: F, input: &[u8], batch: u32) -> f64 {
 /// A loop of `short_inline.c`: `batch` calls on `buf[..len]`.
 type CLoop = unsafe extern "C" fn(*const u8, usize, u32);
 
-/// `short_inline.c`, compiled and loaded, and its two loops.
+/// `short_inline.c`'s one call of `utf8_validate_inline`, for checking its answers.
+type CAnswer = unsafe extern "C" fn(*const u8, usize) -> bool;
+
+/// `short_inline.c`, compiled and loaded: its two loops and its one call.
 struct CLoops {
     _library: libloading::Library,
     inline: CLoop,
     baseline: CLoop,
+    answer: CAnswer,
 }
 
 /// Compiles `short_inline.c` into a shared object with the static library linked in
@@ -124,17 +128,21 @@ fn c_loops() -> CLoops {
         .expect("the C compiler runs");
     assert!(status.success(), "compiling short_inline.c failed");
     // SAFETY: our own object, with no initialisation code; the symbols have the
-    // signature of `CLoop` (short_inline.c).
+    // signatures of `CLoop` and `CAnswer` (short_inline.c).
     unsafe {
         let library = libloading::Library::new(&out).expect("short_inline.so loads");
         let inline = *library.get::<CLoop>(b"short_inline_loop").expect("symbol");
         let baseline = *library
             .get::<CLoop>(b"short_baseline_loop")
             .expect("symbol");
+        let answer = *library
+            .get::<CAnswer>(b"short_inline_answer")
+            .expect("symbol");
         CLoops {
             _library: library,
             inline,
             baseline,
+            answer,
         }
     }
 }
@@ -194,16 +202,38 @@ fn main() {
         }
     }
     let input = |kind: usize, len: usize| &blocks[kind * 64 + len - 1].0[..len];
-    for kind in 0..2 {
+    let c = c_loops();
+    // Every contender gives from_utf8's answer on each input, and on it with an
+    // ill-formed byte (0xFF) in its first and in its last place: a broken build of a
+    // contender is reported, not timed.
+    for (kind, name) in kinds.iter().enumerate() {
         for len in 1..=64 {
-            let b = input(kind, len);
-            assert!(utf8validate_core::validate(b) && smoothutf8::verify(b));
-            // SAFETY: `b` is a live slice.
-            assert!(unsafe { (c_api::functions().utf8_validate)(b.as_ptr().cast(), b.len()) });
+            let good = input(kind, len);
+            for spoil in [None, Some(0), Some(len - 1)] {
+                let mut b = good.to_vec();
+                if let Some(at) = spoil {
+                    b[at] = 0xFF;
+                }
+                let want = core::str::from_utf8(&b).is_ok();
+                assert_eq!(want, spoil.is_none());
+                let p = b.as_ptr();
+                // SAFETY: `p` points to `b.len()` readable bytes of the live `b`.
+                let from_c = unsafe {
+                    [
+                        (c_api::functions().utf8_validate)(p.cast(), b.len()),
+                        (c.answer)(p, b.len()),
+                    ]
+                };
+                let got = [utf8validate_core::validate(&b), smoothutf8::verify(&b)];
+                assert_eq!(
+                    [got[0], got[1], from_c[0], from_c[1]],
+                    [want; 4],
+                    "{} of {len} bytes, 0xFF at {spoil:?}: validate, smoothutf8, utf8_validate, utf8_validate_inline",
+                    name
+                );
+            }
         }
     }
-
-    let c = c_loops();
 
     // best[kind][len - 1][function]
     let mut best = vec![vec![[f64::INFINITY; FUNCTIONS]; 64]; 2];
