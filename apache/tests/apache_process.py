@@ -3,6 +3,7 @@ pid file, logs and loopback ports, run in the foreground (-DFOREGROUND) as a chi
 process and stopped by its process id. Used by test_module.py and ../load/load.py."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -27,6 +28,8 @@ def base_config(work, mpm, listen, modules=(), error_level="warn"):
         "Mutex file:%s default" % work,
         "ErrorLog %s/error.log" % work,
         "LogLevel %s" % error_level,
+        # the stop (graceful-stop, below) waits this long for the children
+        "GracefulShutdownTimeout 10",
         "LoadModule mpm_%s_module %s/mod_mpm_%s.so" % (mpm, MODULES, mpm),
         "LoadModule authz_core_module %s/mod_authz_core.so" % MODULES,
     ]
@@ -49,7 +52,16 @@ def config_test(binary, conf_path):
 
 
 class ApacheProcess(ServerProcess):
+    """Stopped as `apachectl graceful-stop` stops Apache (SIGWINCH): the children
+    finish the requests they hold and exit on their own, as nginx's workers do on
+    SIGQUIT. `apachectl stop` (SIGTERM) closes the sockets the workers hold from the
+    child's main thread while they tear their connections down, which now and then
+    kills the child in Apache's own code (close_worker_sockets, on a freed socket),
+    with or without any module: a crash of the server's stop, not of what the tests
+    check."""
+
     NAME = "apache"
+    STOP_SIGNAL = signal.SIGWINCH
 
     def __init__(self, binary, work, conf_text, port, quiet=False, prefix=()):
         """Writes work/httpd.conf, checks it with `apache2 -t` and starts Apache;
@@ -73,6 +85,15 @@ class ApacheProcess(ServerProcess):
         self.proc = subprocess.Popen(list(prefix) + [binary, "-f", self.conf, "-DFOREGROUND"],
                                      stdout=stdout, stderr=stdout, start_new_session=True)
         self.wait_started(port, 15)
+
+    def stop(self):
+        """graceful-stop, SIGKILL after 15 s (GracefulShutdownTimeout 10 makes Apache
+        end its children itself before that); then any process left in its group."""
+        super().stop()
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
     def rss_kb(self, pids=None):
         """The resident set size of the children (or of `pids`) together, in kB."""
