@@ -776,11 +776,11 @@ size_t utf8_percent_decode(const char *buf, size_t len, char *out, size_t out_ca
  * utf8_validate_inline(buf, len): the same answer as utf8_validate(buf, len)
  * (RFC 3629 section 4; true iff buf[0..len) is well-formed UTF-8), for code that
  * checks many short strings, such as a server's header names and values: up to 64
- * bytes of ASCII are answered here, in the caller, by testing the high bits of
- * overlapping loads of 4 or 8 bytes, or of the first, middle and last byte (a call
- * into the library costs more than that test); everything else is handed to utf8_validate. Over 32 bytes, the first
- * 32 are tested first, and text that is not ASCII there goes to utf8_validate
- * without the rest being loaded. A NULL buf is handed to utf8_validate too, which
+ * bytes of ASCII are answered here, in the caller, by testing the high bits of two
+ * overlapping loads of 2, 4 or 8 bytes, or of the byte itself when len is 1 (a call
+ * into the library costs more than that test); everything else is handed to
+ * utf8_validate. Over 32 bytes, the first 32 are tested first, and text that is not
+ * ASCII there goes to utf8_validate without the rest being loaded. A NULL buf is handed to utf8_validate too, which
  * answers true for len 0 and false otherwise without dereferencing it.
  * Thread-safe; allocates nothing; reads only buf[0..len). Needs <string.h>
  * (included here) for memcpy, which compilers turn into plain loads.
@@ -792,16 +792,19 @@ UTF8VALIDATE_INLINE bool utf8_validate_inline(const char *buf, size_t len) {
     return utf8_validate(buf, len);
   }
   if (len < 4) {
-    uint8_t b[3];
-    if (len == 0) {
-      return true;
+    if (len < 2) {
+      uint8_t c;
+      if (len == 0) {
+        return true;
+      }
+      memcpy(&c, buf, 1);
+      any = c;
+    } else {
+      uint16_t a, b;
+      memcpy(&a, buf, 2);
+      memcpy(&b, buf + len - 2, 2);
+      any = a | b;
     }
-    memcpy(&b[0], buf, 1);
-    memcpy(&b[1], buf + (len >> 1), 1);
-    memcpy(&b[2], buf + len - 1, 1);
-    any = b[0];
-    any |= b[1];
-    any |= b[2];
   } else if (len < 8) {
     uint32_t a, b;
     memcpy(&a, buf, 4);
