@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The instructions Apache runs per request, with UTF8Check On or Off: Debian's apache2
 (event MPM, one process: -X) under callgrind answers N keep-alive GET requests of the
-benchmark's kind (a 200-byte query of ASCII and %-encoded UTF-8, header lines, one value
-not ASCII: nginx/load/callgrind.sh's), and the program's total and the module's
+benchmark's kind (server_cases.BENCH_QUERY and BENCH_HEADERS, as
+nginx/load/callgrind.sh sends them), and the program's total and the module's
 inclusive counts are printed. Run it for two values of N: the difference of the
 totals, divided by the difference of N, is the cost of one request without Apache's
 start and stop.
@@ -31,15 +31,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests"))
 from apache_process import base_config, free_port  # noqa: E402
 from load import COMMON  # noqa: E402
-
-QUERY = ("?q=na%C3%AFve+caf%C3%A9+cr%C3%A8me&lang=fr&page=2&sort=desc&city=Z%C3%BCrich"
-         "&tag=%E2%82%AC&emoji=%F0%9F%98%80&from=2024-01-01&to=2024-12-31"
-         "&session=4f9c2a7e1b3d8c6a&ref=m%C3%BCnchen&x=y&z=1")
-QUERY += "a" * (200 - len(QUERY))
-HEADERS = {"User-Agent": "wrk load.py", "Accept": "text/html,application/xhtml+xml",
-           "Accept-Language": "fr-CH, fr;q=0.9, en;q=0.8",
-           # http.client sends values as Latin-1: these are the UTF-8 bytes
-           "X-Display-Name": "J\u00fcrgen M\u00fcller".encode().decode("latin-1")}
+from server_cases import BENCH_HEADERS, BENCH_QUERY  # noqa: E402
 
 
 def wait_listening(port, proc):
@@ -87,7 +79,7 @@ def main():
         wait_listening(port, proc)
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         for _ in range(args.requests):
-            conn.request("GET", "/index.html" + QUERY, headers=HEADERS)
+            conn.request("GET", "/index.html" + BENCH_QUERY, headers=BENCH_HEADERS)
             response = conn.getresponse()
             response.read()
             if response.status != 200:

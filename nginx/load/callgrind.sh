@@ -41,11 +41,10 @@ for i in $(seq 100); do python3 - "$port" <<'PY' 2>/dev/null && break || sleep 0
 import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),1).close()
 PY
 done
-python3 - "$port" <<'PY'
+python3 - "$port" "$(dirname "$0")/../tests" <<'PY'
 import http.client,sys
-q="?q=na%C3%AFve+caf%C3%A9+cr%C3%A8me&lang=fr&page=2&sort=desc&city=Z%C3%BCrich&tag=%E2%82%AC&emoji=%F0%9F%98%80&from=2024-01-01&to=2024-12-31&session=4f9c2a7e1b3d8c6a&ref=m%C3%BCnchen&x=y&z=1"
-q=q+"a"*(200-len(q))
-h={"User-Agent":"wrk load.py","Accept":"text/html,application/xhtml+xml","Accept-Language":"fr-CH, fr;q=0.9, en;q=0.8","X-Display-Name":"J\u00fcrgen M\u00fcller".encode().decode('latin-1')}
+sys.path.insert(0,sys.argv[2])
+from server_cases import BENCH_QUERY as q, BENCH_HEADERS as h
 c=http.client.HTTPConnection("127.0.0.1",int(sys.argv[1]))
 for i in range(1000):
     c.request("GET","/index.html"+q,headers=h); r=c.getresponse(); r.read(); assert r.status==200,r.status

@@ -614,6 +614,18 @@ class ServerProcess:
 
 LUA = os.path.join(HERE, "..", "load", "requests.lua")
 
+# The benchmark's well-formed request as requests.lua sends it (a 200-byte query of
+# ASCII and %-encoded UTF-8, header lines, one value not ASCII), for the callgrind
+# counts of both servers (nginx/load/callgrind.sh, apache/load/callgrind.py).
+BENCH_QUERY = ("?q=na%C3%AFve+caf%C3%A9+cr%C3%A8me&lang=fr&page=2&sort=desc&city=Z%C3%BCrich"
+               "&tag=%E2%82%AC&emoji=%F0%9F%98%80&from=2024-01-01&to=2024-12-31"
+               "&session=4f9c2a7e1b3d8c6a&ref=m%C3%BCnchen&x=y&z=1")
+BENCH_QUERY += "a" * (200 - len(BENCH_QUERY))
+BENCH_HEADERS = {"User-Agent": "wrk load.py", "Accept": "text/html,application/xhtml+xml",
+                 "Accept-Language": "fr-CH, fr;q=0.9, en;q=0.8",
+                 # http.client sends values as Latin-1: these are the UTF-8 bytes
+                 "X-Display-Name": "J\u00fcrgen M\u00fcller".encode().decode("latin-1")}
+
 
 def cpu_model():
     info = {}
