@@ -21,6 +21,14 @@
 //! `c_baseline` are those loops with no check (`len != 0`): the floor that every
 //! figure includes.
 //!
+//! Each loop is there four times, its code starting 0, 16, 32 and 48 bytes further
+//! into a 64-byte line (`phase!`, and `PLACE` in the C file): at this scale, where
+//! the caller's compiler happens to put the few instructions of a short path moves
+//! a length by a cycle (a path that crosses one more 64-byte line of code takes
+//! one more), so one placement would time the layout of one binary, not the code.
+//! Each function's figure at a length is the mean of its minima at the four
+//! places; the report also compares the slowest place.
+//!
 //! Each input sits at the start of its own 64-byte-aligned block, so no 64-byte
 //! load from it crosses a page (the AVX-512 back end's masked load stays in its page).
 //! The inputs are there in [`COPIES`] copies, 1,088 bytes apart modulo 4 KiB, taken in
@@ -31,7 +39,8 @@
 //!
 //! Run: `cargo bench -p utf8validate-bench --bench short`; env `SHORT_ROUNDS`
 //! (default 300), `SHORT_BATCH` (calls per sample, default 4000), `SHORT_CSV=1`
-//! for one line per length and function before the table of BENCHMARKS.md.
+//! for one line per length and place (and one for their mean) before the table
+//! of BENCHMARKS.md.
 //! `CARGO_PROFILE_BENCH_LTO=off CARGO_PROFILE_BENCH_CODEGEN_UNITS=16` builds it as a
 //! Rust user's release profile would (the workspace's has fat LTO, which can inline
 //! across crates).
@@ -93,15 +102,12 @@ fn mixed(len: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// Nanoseconds for `batch` calls of `f` on `input`.
-#[inline(never)]
-fn time<F: Fn(&[u8]) -> bool>(f: F, input: &[u8], batch: u32) -> f64 {
-    let start = Instant::now();
-    for _ in 0..batch {
-        black_box(f(black_box(input)));
-    }
-    start.elapsed().as_nanos() as f64
-}
+/// Places in the code at which each loop is timed (`phase!`): its code starts
+/// [`PHASE_STEP`] bytes further into a 64-byte line from one phase to the next.
+const PHASES: usize = 4;
+/// Bytes from one phase to the next; `PHASES * PHASE_STEP` is a line. Not finer:
+/// LLVM and gcc start loops on 16-byte boundaries.
+const PHASE_STEP: usize = 16;
 
 /// A loop of `short_inline.c`: `batch` calls on `buf[..len]`.
 type CLoop = unsafe extern "C" fn(*const u8, usize, u32);
@@ -109,11 +115,12 @@ type CLoop = unsafe extern "C" fn(*const u8, usize, u32);
 /// `short_inline.c`'s one call of `utf8_validate_inline`, for checking its answers.
 type CAnswer = unsafe extern "C" fn(*const u8, usize) -> bool;
 
-/// `short_inline.c`, compiled and loaded: its two loops and its one call.
+/// `short_inline.c`, compiled and loaded: its two loops at each phase and its one
+/// call.
 struct CLoops {
     _library: libloading::Library,
-    inline: CLoop,
-    baseline: CLoop,
+    inline: [CLoop; PHASES],
+    baseline: [CLoop; PHASES],
     answer: CAnswer,
 }
 
@@ -142,10 +149,9 @@ fn c_loops() -> CLoops {
     // signatures of `CLoop` and `CAnswer` (short_inline.c).
     unsafe {
         let library = libloading::Library::new(&out).expect("short_inline.so loads");
-        let inline = *library.get::<CLoop>(b"short_inline_loop").expect("symbol");
-        let baseline = *library
-            .get::<CLoop>(b"short_baseline_loop")
-            .expect("symbol");
+        let get = |name: String| -> CLoop { *library.get::<CLoop>(name.as_bytes()).expect(&name) };
+        let inline = std::array::from_fn(|phase| get(format!("short_inline_loop_{phase}")));
+        let baseline = std::array::from_fn(|phase| get(format!("short_baseline_loop_{phase}")));
         let answer = *library
             .get::<CAnswer>(b"short_inline_answer")
             .expect("symbol");
@@ -166,26 +172,83 @@ fn time_c(f: CLoop, input: &[u8], batch: u32) -> f64 {
     start.elapsed().as_nanos() as f64
 }
 
-/// One sample of function `which` (index into [`NAMES`]): ns per call.
-fn sample(which: usize, input: &[u8], batch: u32, c: &CLoops) -> f64 {
-    let ns = match which {
-        0 => time(utf8validate_core::validate, input, batch),
-        1 => time(smoothutf8::verify, input, batch),
-        2 => time(|b| core::str::from_utf8(b).is_ok(), input, batch),
-        3 => {
-            let validate = c_api::functions().utf8_validate;
-            // SAFETY: `b` is a live slice: `len` readable bytes at its pointer.
-            time(
-                |b| unsafe { validate(b.as_ptr().cast(), b.len()) },
-                input,
-                batch,
-            )
+/// The loops of one phase, in a module of their own: `$phase::sample(which, ..)` times
+/// function `which` (index into [`NAMES`]) by its loop placed `$at * PHASE_STEP`
+/// bytes past the start of a 64-byte line. A module per phase, because the
+/// profile's codegen units follow modules: each phase's loops sit in a unit of
+/// their own, where each contender has the one call site it has in a Rust
+/// program that calls it once, and LLVM inlines it there as it would in that
+/// program (with all four loops in one unit, it called smoothutf8 out of line).
+macro_rules! phase {
+    ($phase:ident, $at:expr) => {
+        mod $phase {
+            use super::*;
+
+            /// Nanoseconds for `batch` calls of `f` on `input`, by a loop whose code
+            /// starts after an alignment directive to a 64-byte line and
+            /// `$at * PHASE_STEP` one-byte nops, run once per sample.
+            #[inline(never)]
+            fn time<F: Fn(&[u8]) -> bool>(f: F, input: &[u8], batch: u32) -> f64 {
+                let start = Instant::now();
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                // SAFETY: only nops (0x90) are emitted and run; no register, flag,
+                // memory or stack is touched.
+                unsafe {
+                    std::arch::asm!(
+                        ".p2align 6, 0x90",
+                        ".rept {pad}",
+                        "nop",
+                        ".endr",
+                        pad = const $at * PHASE_STEP,
+                        options(nomem, nostack, preserves_flags),
+                    );
+                }
+                for _ in 0..batch {
+                    black_box(f(black_box(input)));
+                }
+                start.elapsed().as_nanos() as f64
+            }
+
+            /// One sample of function `which` by this phase's loop: ns per call.
+            pub(super) fn sample(which: usize, input: &[u8], batch: u32, c: &CLoops) -> f64 {
+                let ns = match which {
+                    0 => time(|b| utf8validate_core::validate(b), input, batch),
+                    1 => time(|b| smoothutf8::verify(b), input, batch),
+                    2 => time(|b| core::str::from_utf8(b).is_ok(), input, batch),
+                    3 => {
+                        let validate = c_api::functions().utf8_validate;
+                        // SAFETY: `b` is a live slice: `len` readable bytes at its
+                        // pointer.
+                        time(
+                            |b| unsafe { validate(b.as_ptr().cast(), b.len()) },
+                            input,
+                            batch,
+                        )
+                    }
+                    4 => time(|b| !b.is_empty(), input, batch),
+                    5 => time_c(c.inline[$at], input, batch),
+                    _ => time_c(c.baseline[$at], input, batch),
+                };
+                ns / f64::from(batch)
+            }
         }
-        4 => time(|b| !b.is_empty(), input, batch),
-        5 => time_c(c.inline, input, batch),
-        _ => time_c(c.baseline, input, batch),
     };
-    ns / f64::from(batch)
+}
+
+phase!(phase_0, 0);
+phase!(phase_1, 1);
+phase!(phase_2, 2);
+phase!(phase_3, 3);
+
+/// One sample of function `which` by its loop at `phase`: ns per call.
+fn sample_at(phase: usize, which: usize, input: &[u8], batch: u32, c: &CLoops) -> f64 {
+    let sample = [
+        phase_0::sample,
+        phase_1::sample,
+        phase_2::sample,
+        phase_3::sample,
+    ][phase];
+    sample(which, input, batch, c)
 }
 
 fn env_or(name: &str, default: u32) -> u32 {
@@ -248,26 +311,46 @@ fn main() {
         }
     }
 
-    // best[kind][len - 1][function]
-    let mut best = vec![vec![[f64::INFINITY; FUNCTIONS]; 64]; 2];
+    // best[kind][len - 1][phase][function]: the minimum over the rounds.
+    let mut best = vec![vec![[[f64::INFINITY; FUNCTIONS]; PHASES]; 64]; 2];
     for _ in 0..rounds / 10 {
-        for which in 0..FUNCTIONS {
-            black_box(sample(which, input(0, 0, 64), batch, &c));
+        for phase in 0..PHASES {
+            for which in 0..FUNCTIONS {
+                black_box(sample_at(phase, which, input(0, 0, 64), batch, &c));
+            }
         }
     }
     for round in 0..rounds as usize {
         for (kind, per_len) in best.iter_mut().enumerate() {
-            for (index, slots) in per_len.iter_mut().enumerate() {
+            for (index, per_phase) in per_len.iter_mut().enumerate() {
                 let len = index + 1;
-                // A different function first in each round.
-                for k in 0..FUNCTIONS {
-                    let which = (round + len + k) % FUNCTIONS;
-                    let ns = sample(which, input(round % COPIES, kind, len), batch, &c);
-                    slots[which] = slots[which].min(ns);
+                for (phase, slots) in per_phase.iter_mut().enumerate() {
+                    // A different function first in each round.
+                    for k in 0..FUNCTIONS {
+                        let which = (round + len + phase + k) % FUNCTIONS;
+                        let input = input(round % COPIES, kind, len);
+                        let ns = sample_at(phase, which, input, batch, &c);
+                        slots[which] = slots[which].min(ns);
+                    }
                 }
             }
         }
     }
+    // mean[kind][len - 1][function]: the mean over the phases, what a caller whose
+    // compiler puts the code at any one of them can expect.
+    let mean: Vec<Vec<[f64; FUNCTIONS]>> = best
+        .iter()
+        .map(|per_len| {
+            per_len
+                .iter()
+                .map(|per_phase| {
+                    std::array::from_fn(|f| {
+                        per_phase.iter().map(|slots| slots[f]).sum::<f64>() / PHASES as f64
+                    })
+                })
+                .collect()
+        })
+        .collect();
 
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -278,19 +361,25 @@ fn main() {
         })
         .unwrap_or_else(|| "unknown".into());
     println!(
-        "# CPU: {cpu}; back end: {}; {rounds} rounds x {batch} calls, minimum ns/call",
+        "# CPU: {cpu}; back end: {}; {rounds} rounds x {batch} calls, minimum ns/call at each of {PHASES} places in the code; the table: their mean",
         utf8validate_core::backends::selected()
     );
 
     if csv {
-        println!("kind,len,{}", NAMES.join(","));
+        println!("kind,len,phase,{}", NAMES.join(","));
+        let cells = |slots: &[f64; FUNCTIONS]| {
+            slots
+                .iter()
+                .map(|ns| format!("{ns:.3}"))
+                .collect::<Vec<_>>()
+                .join(",")
+        };
         for (kind, name) in kinds.iter().enumerate() {
             for len in 1..=64 {
-                let cells: Vec<String> = best[kind][len - 1]
-                    .iter()
-                    .map(|ns| format!("{ns:.3}"))
-                    .collect();
-                println!("{name},{len},{}", cells.join(","));
+                for (phase, slots) in best[kind][len - 1].iter().enumerate() {
+                    println!("{name},{len},{phase},{}", cells(slots));
+                }
+                println!("{name},{len},mean,{}", cells(&mean[kind][len - 1]));
             }
         }
     }
@@ -314,7 +403,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (lo, hi) in [(1, 7), (8, 15), (16, 31), (32, 64)] {
         let mut cells = Vec::new();
-        for per_len in &best {
+        for per_len in &mean {
             let rows = &per_len[lo - 1..hi];
             for f in [0, 1, 2, 5, 3] {
                 cells.push(format!(
@@ -323,7 +412,7 @@ fn main() {
                 ));
             }
         }
-        let rows = || best.iter().flat_map(|per_len| &per_len[lo - 1..hi]);
+        let rows = || mean.iter().flat_map(|per_len| &per_len[lo - 1..hi]);
         let floor = |f: usize| median(rows().map(|r| r[f]).collect());
         cells.push(format!("{:.2}, {:.2}", floor(4), floor(6)));
         let at = |f: usize| rows().filter(|r| r[f] <= r[1] * TIE).count();
@@ -331,24 +420,44 @@ fn main() {
         println!("| {lo}-{hi} | {} |", cells.join(" | "));
     }
 
-    for (f, who) in [(0, "validate"), (5, "utf8_validate_inline")] {
-        println!("\nLengths where {who} is slower than smoothutf8 (by 1% or more):");
-        let mut any = false;
-        for (kind, name) in kinds.iter().enumerate() {
-            let slow: Vec<String> = (1..=64)
-                .filter(|&len| best[kind][len - 1][f] > best[kind][len - 1][1] * TIE)
-                .map(|len| {
-                    let b = best[kind][len - 1];
-                    format!("{len} ({:.2} vs {:.2})", b[f], b[1])
+    // worst[kind][len - 1][function]: the slowest phase, what a caller whose
+    // compiler puts the code at the worst of them gets.
+    let worst: Vec<Vec<[f64; FUNCTIONS]>> = best
+        .iter()
+        .map(|per_len| {
+            per_len
+                .iter()
+                .map(|per_phase| {
+                    std::array::from_fn(|f| {
+                        per_phase.iter().map(|slots| slots[f]).fold(0.0, f64::max)
+                    })
                 })
-                .collect();
-            if !slow.is_empty() {
-                any = true;
-                println!("{name}: {}", slow.join(", "));
+                .collect()
+        })
+        .collect();
+    for (f, who) in [(0, "validate"), (5, "utf8_validate_inline")] {
+        for (what, figures) in [
+            ("the mean over the places", &mean),
+            ("the slowest place", &worst),
+        ] {
+            println!("\nLengths where {who} is slower than smoothutf8 (by 1% or more), at {what}:");
+            let mut any = false;
+            for (kind, name) in kinds.iter().enumerate() {
+                let slow: Vec<String> = (1..=64)
+                    .filter(|&len| figures[kind][len - 1][f] > figures[kind][len - 1][1] * TIE)
+                    .map(|len| {
+                        let b = figures[kind][len - 1];
+                        format!("{len} ({:.2} vs {:.2})", b[f], b[1])
+                    })
+                    .collect();
+                if !slow.is_empty() {
+                    any = true;
+                    println!("{name}: {}", slow.join(", "));
+                }
             }
-        }
-        if !any {
-            println!("none");
+            if !any {
+                println!("none");
+            }
         }
     }
 }

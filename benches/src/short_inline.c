@@ -12,27 +12,40 @@
 
 #include "utf8validate.h"
 
-/* `batch` calls of utf8_validate_inline(buf, len). */
-void short_inline_loop(const char *buf, size_t len, uint32_t batch) {
-  for (uint32_t i = 0; i < batch; i++) {
-    const char *p = buf;
-    size_t n = len;
-    __asm__ volatile("" : "+m"(p), "+m"(n));
-    bool ok = utf8_validate_inline(p, n);
-    __asm__ volatile("" : "+m"(ok));
-  }
-}
+/* Moves the code after it PHASE * 16 bytes past the start of a 64-byte line (an
+ * alignment directive and as many one-byte nops, run once per call), as short.rs
+ * places its Rust loops: each loop is timed at four places in the code. */
+#define PLACE(phase) __asm__ volatile(".p2align 6, 0x90\n\t.rept " #phase " * 16\n\tnop\n\t.endr")
 
-/* The same loop with no check (`len != 0`): the floor of the C figures. */
-void short_baseline_loop(const char *buf, size_t len, uint32_t batch) {
-  for (uint32_t i = 0; i < batch; i++) {
-    const char *p = buf;
-    size_t n = len;
-    __asm__ volatile("" : "+m"(p), "+m"(n));
-    bool ok = n != 0;
-    __asm__ volatile("" : "+m"(ok));
+/* short_inline_loop_PHASE: `batch` calls of utf8_validate_inline(buf, len);
+ * short_baseline_loop_PHASE: the same loop with no check (`len != 0`), the floor of
+ * the C figures. */
+#define LOOPS(phase)                                                                 \
+  void short_inline_loop_##phase(const char *buf, size_t len, uint32_t batch) {      \
+    PLACE(phase);                                                                    \
+    for (uint32_t i = 0; i < batch; i++) {                                           \
+      const char *p = buf;                                                           \
+      size_t n = len;                                                                \
+      __asm__ volatile("" : "+m"(p), "+m"(n));                                       \
+      bool ok = utf8_validate_inline(p, n);                                          \
+      __asm__ volatile("" : "+m"(ok));                                               \
+    }                                                                                \
+  }                                                                                  \
+  void short_baseline_loop_##phase(const char *buf, size_t len, uint32_t batch) {    \
+    PLACE(phase);                                                                    \
+    for (uint32_t i = 0; i < batch; i++) {                                           \
+      const char *p = buf;                                                           \
+      size_t n = len;                                                                \
+      __asm__ volatile("" : "+m"(p), "+m"(n));                                       \
+      bool ok = n != 0;                                                              \
+      __asm__ volatile("" : "+m"(ok));                                               \
+    }                                                                                \
   }
-}
+
+LOOPS(0)
+LOOPS(1)
+LOOPS(2)
+LOOPS(3)
 
 /* utf8_validate_inline's answer on buf[0, len), for the bench to check against the
  * other contenders before it times the loop. */
