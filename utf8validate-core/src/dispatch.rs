@@ -74,7 +74,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 use crate::ascii::{short_ascii, short_ascii_in_caller, SHORT};
 use crate::chunk::quick_chunk_state;
 use crate::implementation::{always, Implementation, SCALAR};
-use crate::scalar::validate_few;
+use crate::scalar::{self, validate_few};
 #[cfg(simd_back_end)]
 use crate::simd;
 use crate::state_machine::State;
@@ -273,8 +273,8 @@ pub(crate) fn validate(bytes: &[u8]) -> bool {
 }
 
 /// Inputs shorter than this go to the scalar machine, not to a back end: from the C
-/// entry point at once ([`validate`]), from a Rust caller when they are not all
-/// ASCII ([`validate_rest`]).
+/// entry points at once ([`validate`], [`first_error_offset`]), from a Rust caller
+/// when they are not all ASCII ([`validate_rest`], [`first_error_rest`]).
 pub(crate) const FEW: usize = 8;
 
 /// The verdict for a Rust caller of `crate::validate`, which inlines this: short
@@ -314,12 +314,29 @@ pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
     error_at(first_error_rest(bytes), bytes)
 }
 
-/// [`first_error_offset`] past the short-ASCII test: the jump to the cached back
-/// end. Not `#[inline]`, for the reason [`validate_rest`] is not.
+/// [`first_error_offset`] past the short-ASCII test: fewer than [`FEW`] bytes by
+/// [`first_error_few`], the rest by a jump to the cached back end. Not `#[inline]`,
+/// for the reason [`validate_rest`] is not.
 pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
+    if bytes.len() < FEW {
+        return first_error_few(bytes);
+    }
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
     // and `len` describe the readable bytes of a slice, non-NULL even when empty.
     unsafe { (current().first_error)(bytes.as_ptr(), bytes.len()) }
+}
+
+/// The first error in fewer than [`FEW`] bytes, `bytes.len()` when valid, by the
+/// scalar machine, as [`validate`] answers them: the verdict first, in one shift a
+/// byte ([`validate_few`]); only ill-formed input then goes through the machine
+/// again to find where (`scalar::first_error`).
+#[inline(always)]
+fn first_error_few(bytes: &[u8]) -> usize {
+    if validate_few(bytes) {
+        return bytes.len();
+    }
+    // `None` (valid) cannot follow a false verdict; `len` would be the answer for it.
+    scalar::first_error(bytes).unwrap_or(bytes.len())
 }
 
 /// A back end's first error (`bytes.len()` when valid) as `Option`.
@@ -329,9 +346,14 @@ fn error_at(offset: usize, bytes: &[u8]) -> Option<usize> {
 }
 
 /// Offset of the first byte of the first ill-formed sequence, `bytes.len()` when
-/// valid: the answer of the C function `utf8_first_error`.
+/// valid: the answer of the C function `utf8_first_error`, in the shape of
+/// [`validate`]: fewer than [`FEW`] bytes by the scalar machine at once
+/// ([`first_error_few`]), the rest as short ASCII or by the cached back end.
 #[inline]
 pub(crate) fn first_error_offset(bytes: &[u8]) -> usize {
+    if bytes.len() < FEW {
+        return first_error_few(bytes);
+    }
     // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
     unsafe { first_error_with(bytes, current) }
 }

@@ -8,7 +8,7 @@ mod oracle;
 
 use oracle::{draft_class, rfc_first_error, std_error};
 use utf8validate_core::{
-    byte_class, check, first_error, next_state, validate, validate_entry_point, State,
+    byte_class, check, first_error, next_state, valid_up_to, validate, validate_entry_point, State,
 };
 
 fn assert_agrees(bytes: &[u8]) {
@@ -17,12 +17,18 @@ fn assert_agrees(bytes: &[u8]) {
     if got != want || validate(bytes) != want.is_none() {
         panic!("{bytes:02x?}: first_error {got:?}, RFC grammar says {want:?}");
     }
-    // The shape the C library's `utf8_validate` compiles (a route of its own for
-    // short input: see `every_place_at_every_length_across_the_routes`).
+    // The shapes the C library's `utf8_validate` and `utf8_first_error` compile (a
+    // route of their own for short input: see
+    // `every_place_at_every_length_across_the_routes`).
     assert_eq!(
         validate_entry_point(bytes),
         want.is_none(),
         "{bytes:02x?}: validate_entry_point"
+    );
+    assert_eq!(
+        valid_up_to(bytes),
+        want.unwrap_or(bytes.len()),
+        "{bytes:02x?}: valid_up_to"
     );
     let std = std_error(bytes);
     assert_eq!(
