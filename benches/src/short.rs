@@ -251,6 +251,21 @@ fn sample_at(phase: usize, which: usize, input: &[u8], batch: u32, c: &CLoops) -
     sample(which, input, batch, c)
 }
 
+/// Per kind, length and function, `reduce` of its figures at the phases.
+fn over_phases(
+    best: &[Vec<[[f64; FUNCTIONS]; PHASES]>],
+    reduce: impl Fn([f64; PHASES]) -> f64,
+) -> Vec<Vec<[f64; FUNCTIONS]>> {
+    best.iter()
+        .map(|per_len| {
+            per_len
+                .iter()
+                .map(|per_phase| std::array::from_fn(|f| reduce(per_phase.map(|slots| slots[f]))))
+                .collect()
+        })
+        .collect()
+}
+
 fn env_or(name: &str, default: u32) -> u32 {
     std::env::var(name)
         .ok()
@@ -338,19 +353,7 @@ fn main() {
     }
     // mean[kind][len - 1][function]: the mean over the phases, what a caller whose
     // compiler puts the code at any one of them can expect.
-    let mean: Vec<Vec<[f64; FUNCTIONS]>> = best
-        .iter()
-        .map(|per_len| {
-            per_len
-                .iter()
-                .map(|per_phase| {
-                    std::array::from_fn(|f| {
-                        per_phase.iter().map(|slots| slots[f]).sum::<f64>() / PHASES as f64
-                    })
-                })
-                .collect()
-        })
-        .collect();
+    let mean = over_phases(&best, |v| v.iter().sum::<f64>() / PHASES as f64);
 
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -422,19 +425,7 @@ fn main() {
 
     // worst[kind][len - 1][function]: the slowest phase, what a caller whose
     // compiler puts the code at the worst of them gets.
-    let worst: Vec<Vec<[f64; FUNCTIONS]>> = best
-        .iter()
-        .map(|per_len| {
-            per_len
-                .iter()
-                .map(|per_phase| {
-                    std::array::from_fn(|f| {
-                        per_phase.iter().map(|slots| slots[f]).fold(0.0, f64::max)
-                    })
-                })
-                .collect()
-        })
-        .collect();
+    let worst = over_phases(&best, |v| v.into_iter().fold(0.0, f64::max));
     for (f, who) in [(0, "validate"), (5, "utf8_validate_inline")] {
         for (what, figures) in [
             ("the mean over the places", &mean),

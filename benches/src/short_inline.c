@@ -17,30 +17,25 @@
  * places its Rust loops: each loop is timed at four places in the code. */
 #define PLACE(phase) __asm__ volatile(".p2align 6, 0x90\n\t.rept " #phase " * 16\n\tnop\n\t.endr")
 
+/* NAME_PHASE: `batch` calls of CHECK on (p, n), the input's pointer and length. */
+#define LOOP(name, phase, check)                                                     \
+  void name##_##phase(const char *buf, size_t len, uint32_t batch) {                 \
+    PLACE(phase);                                                                    \
+    for (uint32_t i = 0; i < batch; i++) {                                           \
+      const char *p = buf;                                                           \
+      size_t n = len;                                                                \
+      __asm__ volatile("" : "+m"(p), "+m"(n));                                       \
+      bool ok = check;                                                               \
+      __asm__ volatile("" : "+m"(ok));                                               \
+    }                                                                                \
+  }
+
 /* short_inline_loop_PHASE: `batch` calls of utf8_validate_inline(buf, len);
  * short_baseline_loop_PHASE: the same loop with no check (`len != 0`), the floor of
  * the C figures. */
 #define LOOPS(phase)                                                                 \
-  void short_inline_loop_##phase(const char *buf, size_t len, uint32_t batch) {      \
-    PLACE(phase);                                                                    \
-    for (uint32_t i = 0; i < batch; i++) {                                           \
-      const char *p = buf;                                                           \
-      size_t n = len;                                                                \
-      __asm__ volatile("" : "+m"(p), "+m"(n));                                       \
-      bool ok = utf8_validate_inline(p, n);                                          \
-      __asm__ volatile("" : "+m"(ok));                                               \
-    }                                                                                \
-  }                                                                                  \
-  void short_baseline_loop_##phase(const char *buf, size_t len, uint32_t batch) {    \
-    PLACE(phase);                                                                    \
-    for (uint32_t i = 0; i < batch; i++) {                                           \
-      const char *p = buf;                                                           \
-      size_t n = len;                                                                \
-      __asm__ volatile("" : "+m"(p), "+m"(n));                                       \
-      bool ok = n != 0;                                                              \
-      __asm__ volatile("" : "+m"(ok));                                               \
-    }                                                                                \
-  }
+  LOOP(short_inline_loop, phase, utf8_validate_inline(p, n))                         \
+  LOOP(short_baseline_loop, phase, n != 0)
 
 LOOPS(0)
 LOOPS(1)
