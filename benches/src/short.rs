@@ -73,6 +73,8 @@ const NAMES: [&str; 7] = [
 ];
 /// How many functions are timed.
 const FUNCTIONS: usize = NAMES.len();
+/// A function at most this many times smoothutf8's time counts as at least as fast.
+const TIE: f64 = 1.01;
 
 /// `len` bytes of ASCII words.
 fn ascii(len: usize) -> Vec<u8> {
@@ -140,6 +142,7 @@ fn c_loops() -> CLoops {
         .to_command()
         .args(["-shared", "-fPIC", "-Wl,-Bsymbolic-functions", "-o"])
         .arg(&out)
+        .arg(format!("-DPHASE_STEP={PHASE_STEP}"))
         .arg(repo.join("benches/src/short_inline.c"))
         .arg(utf8validate_c_tests::artifact("libutf8validate.a"))
         .status()
@@ -178,7 +181,8 @@ fn time_c(f: CLoop, input: &[u8], batch: u32) -> f64 {
 /// profile's codegen units follow modules: each phase's loops sit in a unit of
 /// their own, where each contender has the one call site it has in a Rust
 /// program that calls it once, and LLVM inlines it there as it would in that
-/// program (with all four loops in one unit, it called smoothutf8 out of line).
+/// program (with the loops of every place in one unit, smoothutf8 has a call site
+/// per place there, and LLVM may call it out of line: it did with eight places).
 macro_rules! phase {
     ($phase:ident, $at:expr) => {
         mod $phase {
@@ -390,7 +394,6 @@ fn main() {
     // The table of BENCHMARKS.md: medians over ranges of lengths, and at how many
     // lengths of each range `validate` (Rust) and `utf8_validate` (C) are at least as
     // fast as smoothutf8, a difference under TIE counting as a tie.
-    const TIE: f64 = 1.01;
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
         let n = v.len();
@@ -427,28 +430,39 @@ fn main() {
     // compiler puts the code at the worst of them gets.
     let worst = over_phases(&best, |v| v.into_iter().fold(0.0, f64::max));
     for (f, who) in [(0, "validate"), (5, "utf8_validate_inline")] {
-        for (what, figures) in [
-            ("the mean over the places", &mean),
-            ("the slowest place", &worst),
-        ] {
-            println!("\nLengths where {who} is slower than smoothutf8 (by 1% or more), at {what}:");
-            let mut any = false;
-            for (kind, name) in kinds.iter().enumerate() {
-                let slow: Vec<String> = (1..=64)
-                    .filter(|&len| figures[kind][len - 1][f] > figures[kind][len - 1][1] * TIE)
-                    .map(|len| {
-                        let b = figures[kind][len - 1];
-                        format!("{len} ({:.2} vs {:.2})", b[f], b[1])
-                    })
-                    .collect();
-                if !slow.is_empty() {
-                    any = true;
-                    println!("{name}: {}", slow.join(", "));
-                }
-            }
-            if !any {
-                println!("none");
-            }
+        print_slower(who, f, "the mean over the places", &mean, &kinds);
+        print_slower(who, f, "the slowest place", &worst, &kinds);
+    }
+}
+
+/// Prints the lengths at which function `f` (`who`) is slower than smoothutf8 by
+/// 1% or more in `figures` (per kind, length and function), or "none".
+fn print_slower(
+    who: &str,
+    f: usize,
+    what: &str,
+    figures: &[Vec<[f64; FUNCTIONS]>],
+    kinds: &[&str],
+) {
+    println!("\nLengths where {who} is slower than smoothutf8 (by 1% or more), at {what}:");
+    let mut any = false;
+    for (per_len, name) in figures.iter().zip(kinds) {
+        let slow: Vec<String> = (1..=64)
+            .filter(|&len| per_len[len - 1][f] > per_len[len - 1][1] * TIE)
+            .map(|len| {
+                format!(
+                    "{len} ({:.2} vs {:.2})",
+                    per_len[len - 1][f],
+                    per_len[len - 1][1]
+                )
+            })
+            .collect();
+        if !slow.is_empty() {
+            any = true;
+            println!("{name}: {}", slow.join(", "));
         }
+    }
+    if !any {
+        println!("none");
     }
 }

@@ -12,10 +12,18 @@
 
 #include "utf8validate.h"
 
-/* Moves the code after it PHASE * 16 bytes past the start of a 64-byte line (an
- * alignment directive and as many one-byte nops, run once per call), as short.rs
- * places its Rust loops: each loop is timed at four places in the code. */
-#define PLACE(phase) __asm__ volatile(".p2align 6, 0x90\n\t.rept " #phase " * 16\n\tnop\n\t.endr")
+/* Moves the code after it PHASE * PHASE_STEP bytes past the start of a 64-byte line
+ * (an alignment directive and as many one-byte nops, run once per call), as short.rs
+ * places its Rust loops: each loop is timed at four places in the code. short.rs
+ * passes its PHASE_STEP with -D. */
+#ifndef PHASE_STEP
+#error "PHASE_STEP: short.rs compiles this file with -DPHASE_STEP=<bytes>"
+#endif
+#define STRING(x) #x
+#define EXPANDED_STRING(x) STRING(x)
+#define PLACE(phase)                                                                 \
+  __asm__ volatile(".p2align 6, 0x90\n\t.rept " #phase " * " EXPANDED_STRING(PHASE_STEP) \
+                   "\n\tnop\n\t.endr")
 
 /* NAME_PHASE: `batch` calls of CHECK on (p, n), the input's pointer and length. */
 #define LOOP(name, phase, check)                                                     \
