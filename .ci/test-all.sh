@@ -13,14 +13,19 @@ step() {
   local name=$1
   shift
   printf '\n=== %s (at %ds)\n' "$name" $((SECONDS - start))
-  local began=$SECONDS
-  if "$@"; then
+  local began=$SECONDS status=0 cpu
+  # The step in a subshell, whose `times` then gives the CPU time of every process
+  # the step waited for: how many of the cores it kept busy.
+  cpu=$(mktemp)
+  ( "$@"; s=$?; times >"$cpu"; exit $s ) || status=$?
+  cpu=$(awk 'END { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$cpu" && rm -f "$cpu")
+  if [ "$status" = 0 ]; then
     passed=$((passed + 1))
-    printf '=== ok: %s (%ds)\n' "$name" $((SECONDS - began))
+    printf '=== ok: %s (%ds, CPU %ss)\n' "$name" $((SECONDS - began)) "$cpu"
   else
     failed=$((failed + 1))
     failures+=("$name")
-    printf '=== FAILED: %s (%ds)\n' "$name" $((SECONDS - began))
+    printf '=== FAILED: %s (%ds, CPU %ss)\n' "$name" $((SECONDS - began)) "$cpu"
   fi
 }
 
