@@ -9,7 +9,7 @@
 mod oracle;
 
 use oracle::inputs::RENDER_SAMPLES;
-use oracle::render::{escape_units, replace_units, unescape};
+use oracle::render::{escape_text, escape_units, replace_text, replace_units, unescape};
 use oracle::SAMPLES;
 use proptest::prelude::*;
 use utf8validate_core::{escape_into, replace_into, Rendered};
@@ -212,6 +212,9 @@ fn truncation_for_every_buffer_length() {
             replace_units(bytes).concat(),
             String::from_utf8_lossy(bytes).as_bytes()
         );
+        // The one-piece forms tests/miri.rs checks against.
+        assert_eq!(escape_text(bytes), escape_units(bytes).concat());
+        assert_eq!(replace_text(bytes), replace_units(bytes).concat());
     }
 }
 

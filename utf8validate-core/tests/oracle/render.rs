@@ -35,6 +35,31 @@ pub fn replace_units(bytes: &[u8]) -> Vec<Vec<u8>> {
     units
 }
 
+/// [`escape_units`] concatenated, made a chunk at a time rather than a character
+/// at a time: in a well-formed part only `\\` and NUL change, and they are single
+/// bytes. What Miri, which interprets every step, is given.
+pub fn escape_text(bytes: &[u8]) -> Vec<u8> {
+    let mut text = Vec::with_capacity(bytes.len() * 4);
+    for chunk in bytes.utf8_chunks() {
+        for &b in chunk.valid().as_bytes() {
+            match b {
+                b'\\' => text.extend_from_slice(b"\\\\"),
+                0 => text.extend_from_slice(b"\\x00"),
+                _ => text.push(b),
+            }
+        }
+        for byte in chunk.invalid() {
+            text.extend_from_slice(format!("\\x{byte:02X}").as_bytes());
+        }
+    }
+    text
+}
+
+/// [`replace_units`] concatenated: `String::from_utf8_lossy`, std's own rendering.
+pub fn replace_text(bytes: &[u8]) -> Vec<u8> {
+    String::from_utf8_lossy(bytes).into_owned().into_bytes()
+}
+
 /// Reverses the escaping: `\\` is a backslash, `\xHH` the byte 0xHH.
 pub fn unescape(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
