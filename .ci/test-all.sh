@@ -1,99 +1,107 @@
 #!/usr/bin/env bash
-# Every test of the project: the README's test command. Each step runs even when an
-# earlier one failed, so one run shows every failure; the last line counts the steps
-# and the exit status is non-zero if any failed.
+# Every test of the project: the README's test command (and CI's: .ci/run installs the
+# tools, then runs this).
+#
+#   bash .ci/test-all.sh            every step
+#   bash .ci/test-all.sh --quick    the contributor's loop: clippy, the Rust suites and
+#                                   the C suite (debug), the exhaustive tests and the C
+#                                   suite in release, on this machine's back ends
+#   bash .ci/test-all.sh ID...      these steps (and the steps they need); --list
+#                                   lists the IDs
+#
+# The steps run side by side (.ci/steps.sh): each says how many cores it keeps busy and
+# which steps must pass first, and starts as soon as they have and its cores are free.
+# A failed step does not stop the others; each step's output is printed in one piece
+# when it ends, and the last lines list every step's times and every failure. The exit
+# status is non-zero if any step failed. JOBS=1 runs one step at a time.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-start=$SECONDS
-passed=0
-failed=0
-failures=()
+source .ci/steps.sh
 
-step() {
-  local name=$1
-  shift
-  printf '\n=== %s (at %ds)\n' "$name" $((SECONDS - start))
-  local began=$SECONDS status=0 cpu
-  # The step in a subshell, whose `times` then gives the CPU time of every process
-  # the step waited for: how many of the cores it kept busy.
-  cpu=$(mktemp)
-  ( "$@"; s=$?; times >"$cpu"; exit $s ) || status=$?
-  cpu=$(awk 'END { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$cpu" && rm -f "$cpu")
-  if [ "$status" = 0 ]; then
-    passed=$((passed + 1))
-    printf '=== ok: %s (%ds, CPU %ss)\n' "$name" $((SECONDS - began)) "$cpu"
-  else
-    failed=$((failed + 1))
-    failures+=("$name")
-    printf '=== FAILED: %s (%ds, CPU %ss)\n' "$name" $((SECONDS - began)) "$cpu"
-  fi
-}
-
+# --- the Rust code -------------------------------------------------------------------
 # Both crates' lints (panicking constructs are denied outside tests), on every target
 # of the workspace.
-step "clippy" cargo clippy --workspace --all-targets -- -D warnings
+step clippy all - "clippy" -- cargo clippy --workspace --all-targets -- -D warnings
 # Rust tests: the Rust crate (utf8validate-core), the CLI, and the C library's tests
 # (c-tests/: the C suite against the .a and the .so, plain, ASan/UBSan, valgrind and
 # guard pages; linkage; the header; gdb; the assertion macros; the example).
-step "cargo test (debug)" cargo test
+step test-debug all - "cargo test (debug)" -- cargo test --profile test-debug
 # The exhaustive and long differential tests, in release mode.
-step "exhaustive and long tests (release)" \
-  cargo test --profile test-release -p utf8validate-core --test exhaustive --test stream --test backends \
-  --test diagnostics -- --ignored
+step exhaustive 1 - "exhaustive and long tests (release)" \
+  -- cargo test --profile test-release -p utf8validate-core --test exhaustive --test stream \
+  --test backends --test diagnostics -- --ignored
 # utf8check's routes (parts, windows, read blocks) on every back end, in release.
-step "utf8check routes on every back end (release)" \
-  cargo test --profile test-release -p utf8check --test routes -- --ignored
+step routes 1 - "utf8check routes on every back end (release)" \
+  -- cargo test --profile test-release -p utf8check --test routes -- --ignored
 # The C suite against the optimised library.
-step "C suite (release)" cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
+step c-suite all - "C suite (release)" \
+  -- cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
 # Data in chunks through the optimised .so, on every back end: every split of every
 # length up to 300 bytes, long chunks at every block edge, large inputs in random chunks.
-step "C ABI in chunks, every split (release)" \
-  cargo test --profile test-release -p utf8validate-c-tests --test chunks -- --ignored
-# The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
-step "lldb extension" bash .ci/lldb-tests.sh
+step chunks 1 - "C ABI in chunks, every split (release)" \
+  -- cargo test --profile test-release -p utf8validate-c-tests --test chunks -- --ignored
+# The Rust crate under Miri (undefined behaviour): the scalar, SSSE3, AVX2 and NEON back
+# ends; the toolchain and the two sysroots first, then three runs side by side.
+step miri-setup all - "Miri: toolchain and sysroots" -- bash .ci/miri.sh setup
+step miri-x86-lib 1 miri-setup "Miri: unit tests (x86-64, AVX2)" -- bash .ci/miri.sh x86_64-lib
+step miri-x86 1 miri-setup "Miri: tests/miri.rs (x86-64, AVX2)" -- bash .ci/miri.sh x86_64
+step miri-aarch64 1 miri-setup "Miri: tests/miri.rs (aarch64, NEON)" -- bash .ci/miri.sh aarch64
 # The optimised library's own machine code calls no panic or allocation routine.
-step "no panic paths (release library)" bash .ci/panic-free.sh
+step panic-free 1 - "no panic paths (release library)" -- bash .ci/panic-free.sh
 # The Rust crate on its own: no_std on a target without std, docs, publishable.
-step "the Rust crate alone" bash .ci/core-crate.sh
+step core-crate all - "the Rust crate alone" -- bash .ci/core-crate.sh
+# Bounded coverage-guided differential fuzzing (Rust API and C ABI).
+step fuzz all - "fuzzing" -- bash .ci/fuzz.sh
+# Mutation testing of the code changed since the last full run: no missed mutant.
+step mutants all - "mutation testing (changed code)" -- bash .ci/mutants.sh
+
+# --- the C library as its users get it -----------------------------------------------
+# The lldb extension in a real lldb: live, breakpoint callback, core file, docs/debugging.md sessions.
+step lldb 1 - "lldb extension" -- bash .ci/lldb-tests.sh
 # The man pages: rendered with scdoc, no mandoc or groff warning, in step with
 # utf8check --help and with the header.
-step "man pages" bash .ci/man-pages.sh
+step man-pages 1 - "man pages" -- bash .ci/man-pages.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
-step "packaging and consumers" bash .ci/packaging-tests.sh
+step packaging all - "packaging and consumers" -- bash .ci/packaging-tests.sh
+# The Debian 11 and 12 userlands (debootstrap) of the two steps after it.
+step debian-roots 1 - "Debian 11 and 12 userlands" -- bash .ci/debian-roots.sh
 # The C library built on this machine, used by a Debian 11 (glibc 2.31) userland.
-step "Debian 11 consumer" bash .ci/debian11-tests.sh
+step debian11 1 debian-roots "Debian 11 consumer" -- bash .ci/debian11-tests.sh
 # The release (packaging/dist.sh): the source release built with no network, the binary
 # archives, the Debian packages and the Conan recipe, each installed and used as C
 # users do (Debian 11 and 12 userlands, musl, qemu-user, Wine); lintian, the ABI
 # baseline, one version everywhere.
-step "release artifacts" bash .ci/release-tests.sh
+step release all debian-roots "release artifacts" -- bash .ci/release-tests.sh
 # The nginx module built against Debian's nginx-dev (shared and static library), its
 # functional tests in a real nginx on 127.0.0.1, and a soak of 1,000,000 requests.
-step "nginx module" bash .ci/nginx-tests.sh
+step nginx all - "nginx module" -- bash .ci/nginx-tests.sh
 # The Apache httpd module built with apxs (shared and static library), its functional
 # tests in a real Apache (event and prefork MPMs), and a soak of 1,000,000 requests.
-step "apache module" bash .ci/apache-tests.sh
+step apache all - "apache module" -- bash .ci/apache-tests.sh
 # The independent C ABI benchmark builds against the installed static library, and
 # every contender gives each input's known answer (timings not read here).
-step "C ABI benchmark (smoke)" bash .ci/c-abi-bench-smoke.sh
+step bench-smoke 1 - "C ABI benchmark (smoke)" -- bash .ci/c-abi-bench-smoke.sh
+
+# --- other targets ---------------------------------------------------------------------
 # Other Linux targets: the Rust crate's suites and the C suite on each (see
-# .ci/cross-tests.sh for which suites run where).
+# .ci/cross-tests.sh for which suites run where); most of the time in one emulator.
 for target in i686-unknown-linux-gnu x86_64-unknown-linux-musl aarch64-unknown-linux-gnu \
   s390x-unknown-linux-gnu riscv64gc-unknown-linux-gnu; do
-  step "$target" bash .ci/cross-tests.sh "$target"
+  step "${target%%-*}" 1 - "$target" -- bash .ci/cross-tests.sh "$target"
 done
 # Windows under Wine (MinGW-w64: the DLL and static library, the Rust and C suites, the
-# CMake cross build and its consumers; the MSVC static library) and macOS compile checks.
-for s in windows-tests windows-cmake-tests macos-checks; do step "$s" bash ".ci/$s.sh"; done
-# Bounded coverage-guided differential fuzzing (Rust API and C ABI).
-step "fuzzing" bash .ci/fuzz.sh
-# The Rust crate under Miri (undefined behaviour): the scalar, SSSE3, AVX2 and NEON back ends.
-step "Miri" bash .ci/miri.sh
-# Mutation testing of the code changed since the last full run: no missed mutant.
-step "mutation testing (changed code)" bash .ci/mutants.sh
+# CMake cross build and its consumers, in one Wine prefix; the MSVC static library) and
+# macOS compile checks.
+step windows all - "windows-tests" -- bash .ci/windows-tests.sh
+step windows-cmake all windows "windows-cmake-tests" -- bash .ci/windows-cmake-tests.sh
+step macos all - "macos-checks" -- bash .ci/macos-checks.sh
 
-printf '\n=== %d s in all\n' $((SECONDS - start))
-for f in "${failures[@]}"; do printf 'failed step: %s\n' "$f"; done
-echo "steps: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+quick=(clippy test-debug exhaustive c-suite)
+case ${1:-} in
+  --list) for id in "${ci_ids[@]}"; do printf '%-14s %s\n' "$id" "${ci_title[$id]}"; done; exit 0 ;;
+  --quick) only_steps "${quick[@]}" ;;
+  "") ;;
+  *) only_steps "$@" ;;
+esac
+run_steps
