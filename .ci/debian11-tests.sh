@@ -1,38 +1,25 @@
 #!/usr/bin/env bash
 # The C library built here (Debian 12, glibc 2.36) used by a Debian 11 userland (glibc
-# 2.31), as a server on an older distribution would use it: a Debian 11 root made with
-# debootstrap from Debian's package registry, with Debian 11's own gcc, compiles the C
-# suite and the guard-page program against the .so and the .a built on this machine
-# (`cargo build --release`, used from target/release as they are) and runs them, on
-# the default back end and with each one this CPU supports forced.
+# 2.31), as a server on an older distribution would use it: the Debian 11 root of the
+# release tests (packaging/lib.sh: ensure_root bullseye, made with debootstrap from
+# Debian's package registry; .ci/debian-roots.sh), with Debian 11's own gcc, compiles
+# the C suite and the guard-page program against the .so and the .a built on this
+# machine (`cargo build --release`, used from target/release as they are) and runs
+# them, on the default back end and with each one this CPU supports forced.
 #
-# The root is kept in target/debian11-root (about 250 MB; debootstrap takes a few
-# minutes the first time). Needs root (chroot) and debootstrap; outside CI a missing
-# one skips the test.
+# Needs root (chroot) and debootstrap; outside CI a missing one skips the test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
+source packaging/lib.sh
 target_dir=${CARGO_TARGET_DIR:-$repo/target}
-root=$target_dir/debian11-root
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-skip() {
-  echo "debian11-tests: $1" >&2
-  if [ "${CI:-}" = true ]; then exit 1; fi
-  echo "skipping the Debian 11 test (not in CI)"; exit 0
-}
-[ "$(id -u)" = 0 ] || skip "needs root (chroot)"
-command -v debootstrap >/dev/null || skip "needs debootstrap (apt-get install debootstrap)"
+[ "$(id -u)" = 0 ] || skip_or_fail debian11-tests "needs root (chroot)"
+command -v debootstrap >/dev/null || skip_or_fail debian11-tests "needs debootstrap" "apt-get install debootstrap"
 
-if [ ! -x "$root/usr/bin/gcc" ]; then
-  echo "== debootstrap bullseye into $root (with gcc)"
-  rm -rf "$root"
-  mkdir -p "$root"
-  debootstrap --variant=minbase --include=gcc,libc6-dev bullseye "$root" "$mirror" \
-    >"$target_dir/debian11-debootstrap.log" 2>&1 ||
-    { tail -n 30 "$target_dir/debian11-debootstrap.log" >&2; echo "debootstrap failed" >&2; exit 1; }
-fi
-echo "== inside: $(chroot "$root" ldd --version | head -n 1); $(chroot "$root" gcc --version | head -n 1)"
+ensure_root bullseye
+root=$(roots_dir)/bullseye
+echo "== inside: $(in_root bullseye 'ldd --version | head -n 1'); $(in_root bullseye 'gcc --version | head -n 1')"
 
 echo "== the library, built on this machine"
 cargo build --quiet --release -p utf8validate --lib
@@ -47,11 +34,10 @@ mkdir -p "$work/lib"
 cp -a "$target_dir/release/libutf8validate.so" "$target_dir/release/libutf8validate.so.0" \
   "$target_dir/release/libutf8validate.a" "$work/lib/"
 cp -a include c-tests "$work/"
-source .ci/lib.sh
 version=$(package_version)
 
 # Runs a shell command inside the Debian 11 root, in /utf8validate.
-inside() { chroot "$root" /bin/sh -c "cd /utf8validate && $1"; }
+inside() { in_root bullseye "cd /utf8validate && $1"; }
 
 # The suite: check.c and every test_*.c (the glob is expanded by the root's shell).
 suite="c-tests/check.c c-tests/test_*.c"
