@@ -37,7 +37,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 source packaging/lib.sh
 started=$SECONDS
-step() { printf '\n--- %s (at %ds)\n' "$*" $((SECONDS - started)); }
+step() { printf '\n--- %s (at %ds, CPU %ss)\n' "$*" $((SECONDS - started)) "$(cpu_so_far)"; }
 fail() { echo "release-tests: FAIL: $*" >&2; exit 1; }
 
 # --- tools ----------------------------------------------------------------------------
@@ -91,21 +91,11 @@ consumer_ok() { # consumer_ok NAME PROGRAM [env...]: the consumer's two answers
 }
 
 # The Debian userlands take minutes to make the first time (debootstrap): made while
-# the builds run.
-mkdir -p "$(roots_dir)"
-(
-  ensure_root bullseye >"$(roots_dir)/bullseye.out" 2>&1 &
-  p1=$!
-  ensure_root bookworm >"$(roots_dir)/bookworm.out" 2>&1 &
-  p2=$!
-  s1=0 s2=0
-  wait "$p1" || s1=$?
-  wait "$p2" || s2=$?
-  [ "$s1" = 0 ] && [ "$s2" = 0 ]
-) &
+# the builds run (at once when .ci/test-all.sh's step made them already).
+bash .ci/debian-roots.sh >"$scratch/roots.log" 2>&1 &
 roots_pid=$!
 wait_roots() {
-  wait "$roots_pid" || { cat "$(roots_dir)"/*.out >&2; fail "making the Debian userlands failed"; }
+  wait "$roots_pid" || { cat "$scratch/roots.log" >&2; fail "making the Debian userlands failed"; }
   roots_pid=""
 }
 
@@ -330,7 +320,8 @@ mkdir -p "$work/conan-src"
 tar -C "$work/conan-src" -xJf "$dist/utf8validate-$version.tar.xz"
 for shared in False True; do
   # Sharing the archives' cargo target directory: the vendored crates are compiled
-  # already, only the workspace's own crates are (the sources are Conan's copy).
+  # already, only the workspace's own crates are (the sources are Conan's copy), and
+  # only for the first package (the recipe's no_copy_source: one source folder).
   offline "$venv/bin/conan" create "$work/conan-src/utf8validate-$version/packaging/conan" -o "&:shared=$shared" \
     -c "tools.cmake.cmaketoolchain:extra_variables={'UTF8VALIDATE_CARGO_TARGET_DIR': '$tree/target'}" \
     >"$scratch/conan-$shared.log" 2>&1 || { tail -n 60 "$scratch/conan-$shared.log" >&2; fail "conan create (shared=$shared)"; }

@@ -34,6 +34,10 @@ class Utf8validateConan(ConanFile):
     default_options = {"shared": False}
     # The release's top directory, relative to this recipe.
     _top = os.path.join("..", "..")
+    # The build reads the sources where Conan exported them and writes only into the
+    # build folder and cargo's target directory: the static and the shared package
+    # are built from one source folder, so cargo compiles the crates once for both.
+    no_copy_source = True
 
     def set_version(self):
         # The one version of the project: Cargo.toml's [package] table.
