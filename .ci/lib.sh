@@ -33,11 +33,14 @@ skip_or_fail() {
 
 # Builds the C library with the CMake project (no CLI, no gdb extension) and installs
 # it into $2/prefix, from the repository at $1; the log goes to $2/install.log and is
-# printed if the build fails. Returns non-zero on failure.
+# printed if the build fails. Returns non-zero on failure. Cargo builds where
+# `cargo build --release` does ($CARGO_TARGET_DIR, default $1/target), so that the
+# library other steps built already is not compiled again.
 install_library() {
   (cd "$1" &&
     cmake -S cmake -B "$2/build" -DCMAKE_BUILD_TYPE=Release \
-      -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF &&
+      -DUTF8VALIDATE_BUILD_CLI=OFF -DUTF8VALIDATE_INSTALL_GDB=OFF \
+      -DUTF8VALIDATE_CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$1/target}" &&
     cmake --build "$2/build" &&
     cmake --install "$2/build" --prefix "$2/prefix") >"$2/install.log" 2>&1 ||
     { cat "$2/install.log" >&2; return 1; }
