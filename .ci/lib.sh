@@ -7,16 +7,12 @@ package_version() {
   sed -n '/^\[package\]/,/^\[/s/^version *= *"\([0-9.]*\)".*/\1/p' "${1:-Cargo.toml}"
 }
 
-# The CPU seconds this shell's children have used so far (the ones it has waited for,
-# and theirs): a script's sub-steps print it, so that the share of the cores each
-# takes shows.
+# The CPU seconds the shell $1 (default: this one) has had from its children so far
+# (the ones it has waited for, and theirs): a script's sub-steps print it, so that the
+# share of the cores each takes shows. In a command substitution, pass $$.
 cpu_so_far() {
-  local f
-  f=$(mktemp)
-  times >"$f"   # not in a pipe: a subshell's `times` knows nothing of this shell's
-  awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); s += a[1] * 60 + a[2] }
-    printf "%d", s }' "$f"
-  rm -f "$f"
+  awk -v tck="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%d", ($14 + $15) / tck }' \
+    "/proc/${1:-$BASHPID}/stat"
 }
 
 # The one rule for a check whose tools are missing: under CI=true it fails

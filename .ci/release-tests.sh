@@ -37,7 +37,7 @@ cd "$(dirname "$0")/.."
 repo=$PWD
 source packaging/lib.sh
 started=$SECONDS
-step() { printf '\n--- %s (at %ds, CPU %ss)\n' "$*" $((SECONDS - started)) "$(cpu_so_far)"; }
+step() { printf '\n--- %s (at %ds, CPU %ss)\n' "$*" $((SECONDS - started)) "$(cpu_so_far $$)"; }
 fail() { echo "release-tests: FAIL: $*" >&2; exit 1; }
 
 # --- tools ----------------------------------------------------------------------------
