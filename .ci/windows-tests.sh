@@ -94,12 +94,12 @@ diff -u "$out/declared.txt" "$out/exports.txt" ||
 echo "exports: $(wc -l <"$out/exports.txt") functions, exactly those of include/utf8validate.h"
 
 echo "== $gnu: Rust suites of utf8validate-core under Wine (release)"
-cargo test --quiet --release -p utf8validate-core --target "$gnu" -- \
+cargo test --quiet --profile test-release -p utf8validate-core --target "$gnu" -- \
   --skip python_unicode_decode_error_start_and_end
 
 echo "== $gnu: the back ends under Wine and on the host"
 list_backends() {
-  cargo test --quiet --release -p utf8validate-core "$@" --test force_backend -- \
+  cargo test --quiet --profile test-release -p utf8validate-core "$@" --test force_backend -- \
     --ignored --exact --nocapture list_backends 2>/dev/null | sed -n 's/^backend: //p'
 }
 mapfile -t backends < <(list_backends --target "$gnu")
