@@ -27,13 +27,16 @@ use utf8validate_core::{
 /// Lengths around every threshold of the vector code, and one through a whole
 /// group of blocks and into the next.
 const LENGTHS: &[usize] = &[
-    0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 1093,
+    0, 1, 2, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, LONGEST,
 ];
 
 /// Under Miri, a sample sized for a few minutes: fewer lengths (one on each side
 /// of each route), each sequence at one of the three places in turn, and each
 /// input cut at one of the three points in turn.
-const MIRI_LENGTHS: &[usize] = &[0, 1, 3, 15, 16, 17, 63, 64, 65, 129, 257, 1093];
+const MIRI_LENGTHS: &[usize] = &[0, 1, 3, 15, 16, 17, 63, 64, 65, 129, 257, LONGEST];
+
+/// The length through a whole group of 16 blocks and into the next.
+const LONGEST: usize = 1093;
 
 /// Well-formed text of `len` bytes with characters of 1 to 4 bytes.
 fn text(len: usize) -> Vec<u8> {
@@ -62,7 +65,12 @@ fn inputs() -> Vec<Vec<u8>> {
             .find(|&i| base.get(i).is_none_or(|b| b & 0xC0 != 0x80))
             .unwrap_or(0);
         all.push(base.clone());
-        for (k, seq) in ILL_FORMED.iter().chain(TRUNCATED).enumerate() {
+        // Under Miri, the longest input (the tiered loop) with every third sequence:
+        // the loop's loads depend on where it meets one, not on which; every sequence
+        // meets the same vector code in the shorter inputs.
+        let step = if cfg!(miri) && len == LONGEST { 3 } else { 1 };
+        let seqs = ILL_FORMED.iter().step_by(step).chain(TRUNCATED.iter().step_by(step));
+        for (k, seq) in seqs.enumerate() {
             let places = [0, middle, len];
             let places = if cfg!(miri) {
                 &places[(k + l) % 3..][..1]
