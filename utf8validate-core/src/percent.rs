@@ -407,7 +407,10 @@ mod tests {
         }
         let unit: [&[u8]; 4] = [b"x%C3%A9", b"\xC3%A9", b"%E2%82\xAC", b"\xF0%9F%98%80"];
         let valid = unit.concat();
-        for repeat in [40, 41, 42, 83, 90] {
+        // 40-42 units end at three places past the first piece's edge, 83 and 90
+        // cross three and four edges; under Miri, the first edge only.
+        let repeats: &[usize] = if cfg!(miri) { &[40, 41, 42] } else { &[40, 41, 42, 83, 90] };
+        for &repeat in repeats {
             let mut long_valid = valid.repeat(repeat);
             for pad in 0..if cfg!(miri) { 1 } else { 4 } {
                 inputs.push(long_valid.clone());
