@@ -9,7 +9,8 @@
 # then lists avx2, ssse3 and scalar, and tests/miri.rs runs each. AVX-512 cannot run
 # under Miri, which does not implement vpermb (llvm.x86.avx512.permvar.qi.512).
 # Then tests/miri.rs again for aarch64, which Miri interprets on this machine
-# (its sysroot built from rust-src): the NEON back end and the scalar machine.
+# (its sysroot built from rust-src): the NEON back end and the entry points (the
+# scalar machine and the renderings, the same code on both targets, run for x86-64).
 #
 # Usage: bash .ci/miri.sh [PART...]   PART: setup, x86_64-lib, x86_64, aarch64
 #   setup        the toolchain, and Miri's sysroots for both targets
