@@ -12,7 +12,9 @@
 #
 # run_steps starts the steps in the order declared, each as soon as the steps it needs
 # have passed and its cores are free: at most JOBS cores' worth at a time (default:
-# the machine's cores plus one, so that a one-core step runs beside a build). A step
+# the machine's cores plus two, so that one-core steps run beside a build and two
+# builds can run together; most steps wait on an emulator, the network or a test
+# child part of the time, and the spare places keep the cores busy then). A step
 # whose prerequisite failed is reported as failed without running; any other failure
 # leaves the rest running. Each step's output goes to its log and is printed in one
 # piece when it ends, between "=== TITLE (at Ns)" and "=== ok: TITLE (Ns, CPU Ms)" or
@@ -88,7 +90,7 @@ _end_step() {
 }
 
 run_steps() {
-  local jobs=${JOBS:-$(($(nproc) + 1))} used=0 id n blocked ready pid status left
+  local jobs=${JOBS:-$(($(nproc) + 2))} used=0 id n blocked ready pid status left
   mkdir -p "$CI_LOGS"
   rm -f "$CI_LOGS"/*.log "$CI_LOGS"/*.cpu
   while :; do
