@@ -23,7 +23,8 @@
 # own loads when C calls it, and the C fuzzer is guided by the library's branches.
 #
 # Usage: bash .ci/fuzz.sh [target...]          (default: all targets)
-#   FUZZ_SECONDS=N    seconds per target; by default each target's own (below). For a
+#   FUZZ_SECONDS=N    seconds per target; by default each target's own number of
+#                     executions (below). For a
 #                     long run, e.g. overnight:
 #                       FUZZ_SECONDS=28800 bash .ci/fuzz.sh validate
 #                     or directly, with every libFuzzer option:
@@ -53,8 +54,11 @@ start=$SECONDS
 # three runs of 90 s, new coverage edges per minute in 0-15, 15-30, 30-45, 45-60 and
 # 60-90 s were validate 92, 9, 0, 0, 0; render 52, 3, 5, 3, 0; chunked 200, 9, 13,
 # 1, 8; c_api 299, 29, 8, 11, 7 (docs/fuzzing.md). Each runs until its finds fall to
-# a few a minute; the longest first.
+# a few a minute; the longest first. A run is a number of executions, the ones it
+# makes in that time with a core to itself (its throughput there), so that a run
+# beside other work tests as many inputs, only later; four times its time bounds it.
 declare -A default_seconds=([c_api]=60 [chunked]=45 [render]=30 [validate]=20)
+declare -A default_runs=([c_api]=36000 [chunked]=740000 [render]=108000 [validate]=600000)
 jobs=${FUZZ_JOBS:-2}
 all_targets=(c_api chunked render validate)
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
@@ -201,20 +205,30 @@ mkdir -p "$logs"
 # shellcheck disable=SC2206 # FUZZ_ARGS is split into words on purpose
 libfuzzer_opts=(-max_len=4096 -timeout=10
   -dict="$root/fuzz/utf8.dict" -print_final_stats=1 ${FUZZ_ARGS:-})
-seconds_of() { echo "${FUZZ_SECONDS:-${default_seconds[$1]}}"; }
+# The libFuzzer options that end target $1's run: FUZZ_SECONDS, or its executions.
+limits_of() {
+  if [ -n "${FUZZ_SECONDS:-}" ]; then
+    echo "-max_total_time=$FUZZ_SECONDS"
+  else
+    echo "-runs=${default_runs[$1]} -max_total_time=$((4 * ${default_seconds[$1]}))"
+  fi
+}
 run_one() {
   local t=$1 seedset=bytes
   [ "$t" = chunked ] && seedset=chunked
   mkdir -p "fuzz/corpus/$t"
   if [ "$t" = c_api ]; then
     "$target_dir/c_api/fuzz_c_api" "fuzz/corpus/$t" "$seeds/$seedset" \
-      -artifact_prefix="fuzz/artifacts/c_api/" -max_total_time="$(seconds_of "$t")" "${libfuzzer_opts[@]}"
+      -artifact_prefix="fuzz/artifacts/c_api/" $(limits_of "$t") "${libfuzzer_opts[@]}"
   else
     cargo fuzz run --target-dir "$target_dir" "$t" "fuzz/corpus/$t" "$seeds/$seedset" \
-      -- -max_total_time="$(seconds_of "$t")" "${libfuzzer_opts[@]}"
+      -- $(limits_of "$t") "${libfuzzer_opts[@]}"
   fi
 }
-plan=$(for t in "${targets[@]}"; do printf '%s %s s\n' "$t" "$(seconds_of "$t")"; done | paste -sd, | sed 's/,/, /g')
+plan=$(for t in "${targets[@]}"; do
+  if [ -n "${FUZZ_SECONDS:-}" ]; then printf '%s %s s\n' "$t" "$FUZZ_SECONDS"
+  else printf '%s %s runs\n' "$t" "${default_runs[$t]}"; fi
+done | paste -sd, | sed 's/,/, /g')
 say "fuzzing, $jobs at a time: $plan"
 declare -A pid_of=()
 failed=()
