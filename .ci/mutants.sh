@@ -56,6 +56,18 @@ run() {
   local began=$SECONDS rc=0
   cargo mutants --in-diff "$work/$name.diff" --no-shuffle -o "$work/$name" "$@" \
     >"$work/$name.log" 2>&1 || rc=$?
+  # cargo-mutants panicking (exit 101) before it has tested a mutant is a crash of the
+  # tool, not a result: its message, then one more try.
+  local tested
+  tested=$(cat "$work/$name/mutants.out/"{caught,missed,timeout,unviable}.txt 2>/dev/null | wc -l) || true
+  if [ "$rc" -eq 101 ] && [ "$tested" -eq 0 ]; then
+    echo "mutants: $name: cargo-mutants crashed before testing; its message:"
+    grep -m1 -A4 'panicked' "$work/$name.log" | sed 's/^/  /'
+    rm -rf "$work/$name"
+    rc=0
+    cargo mutants --in-diff "$work/$name.diff" --no-shuffle -o "$work/$name" "$@" \
+      >"$work/$name.log" 2>&1 || rc=$?
+  fi
   local out=$work/$name/mutants.out
   # (No mutant in the changed lines: cargo-mutants writes no lists.)
   count() { if [ -f "$out/$1.txt" ]; then wc -l <"$out/$1.txt"; else echo 0; fi; }
