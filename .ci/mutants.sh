@@ -62,7 +62,7 @@ run() {
   tested=$(cat "$work/$name/mutants.out/"{caught,missed,timeout,unviable}.txt 2>/dev/null | wc -l) || true
   if [ "$rc" -eq 101 ] && [ "$tested" -eq 0 ]; then
     echo "mutants: $name: cargo-mutants crashed before testing; its message:"
-    grep -m1 -A4 'panicked' "$work/$name.log" | sed 's/^/  /'
+    grep -m1 -A4 'panicked' "$work/$name.log" | sed 's/^/  /' || true
     rm -rf "$work/$name"
     rc=0
     cargo mutants --in-diff "$work/$name.diff" --no-shuffle -o "$work/$name" "$@" \
