@@ -409,7 +409,11 @@ mod tests {
         let valid = unit.concat();
         // 40-42 units end at three places past the first piece's edge, 83 and 90
         // cross three and four edges; under Miri, the first edge only.
-        let repeats: &[usize] = if cfg!(miri) { &[40, 41, 42] } else { &[40, 41, 42, 83, 90] };
+        let repeats: &[usize] = if cfg!(miri) {
+            &[40, 41, 42]
+        } else {
+            &[40, 41, 42, 83, 90]
+        };
         for &repeat in repeats {
             let mut long_valid = valid.repeat(repeat);
             for pad in 0..if cfg!(miri) { 1 } else { 4 } {

@@ -75,7 +75,10 @@ fn inputs() -> Vec<Vec<u8>> {
         // the loop's loads depend on where it meets one, not on which; every sequence
         // meets the same vector code in the shorter inputs.
         let step = if cfg!(miri) && len == LONGEST { 3 } else { 1 };
-        let seqs = ILL_FORMED.iter().step_by(step).chain(TRUNCATED.iter().step_by(step));
+        let seqs = ILL_FORMED
+            .iter()
+            .step_by(step)
+            .chain(TRUNCATED.iter().step_by(step));
         for (k, seq) in seqs.enumerate() {
             let places = [0, middle, len];
             let places = if cfg!(miri) {
