@@ -75,9 +75,10 @@ step c-suite all - "C suite (release)" \
   -- cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
 cross riscv64gc-unknown-linux-gnu
 cross s390x-unknown-linux-gnu
-# Both crates' lints (panicking constructs are denied outside tests), on every target
-# of the workspace.
-step clippy all - "clippy" -- cargo clippy --workspace --all-targets -- -D warnings
+# The formatting (rustfmt), and both crates' lints (panicking constructs are denied
+# outside tests) on every target of the workspace.
+step clippy all - "rustfmt and clippy" \
+  -- bash -c 'cargo fmt --all --check && cargo clippy --workspace --all-targets -- -D warnings'
 cross x86_64-unknown-linux-musl
 # Data in chunks through the optimised .so, on every back end: every split of every
 # length up to 300 bytes, long chunks at every block edge, large inputs in random chunks.
