@@ -13,7 +13,8 @@
 use core::mem::MaybeUninit;
 
 use crate::diagnostics::{ErrorKind, Utf8Error};
-use crate::state_machine::State;
+use crate::dispatch;
+use crate::state_machine::{next_state, State};
 use crate::stream::Stream;
 
 /// The first ill-formed sequence of percent-encoded text: where it is in the decoded
@@ -168,7 +169,7 @@ pub fn check_percent(raw: &[u8]) -> Result<usize, PercentError> {
 fn decoded_if_valid(raw: &[u8]) -> Option<usize> {
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     if !raw.contains(&b'%') {
-        return crate::validate(raw).then_some(raw.len());
+        return dispatch::validate_in_caller(raw).then_some(raw.len());
     }
     let mut state = State::Start;
     let mut r = 0;
@@ -193,7 +194,7 @@ fn decoded_if_valid(raw: &[u8]) -> Option<usize> {
                     .unwrap_or(rest.len());
             }
             if let Some(end) = long_raw_run(raw, r) {
-                state = crate::validate_chunk(state, raw.get(r..end).unwrap_or_default());
+                state = dispatch::validate_chunk(state, raw.get(r..end).unwrap_or_default());
                 if state == State::Error {
                     return None;
                 }
@@ -208,7 +209,7 @@ fn decoded_if_valid(raw: &[u8]) -> Option<usize> {
             _ => (byte, 1),
         };
         escapes += width / 3;
-        state = crate::next_state(state, decoded);
+        state = next_state(state, decoded);
         if state == State::Error {
             return None;
         }
