@@ -56,13 +56,13 @@ run() {
   local began=$SECONDS rc=0
   cargo mutants --in-diff "$work/$name.diff" --no-shuffle -o "$work/$name" "$@" \
     >"$work/$name.log" 2>&1 || rc=$?
-  # cargo-mutants panicking (exit 101) before it has tested a mutant is a crash of the
-  # tool, not a result: its message, then one more try.
+  # cargo-mutants stopping with an error before it has tested a mutant (it has, beside
+  # other steps) is no result: the start of its message, then one more try.
   local tested
   tested=$(cat "$work/$name/mutants.out/"{caught,missed,timeout,unviable}.txt 2>/dev/null | wc -l) || true
-  if [ "$rc" -eq 101 ] && [ "$tested" -eq 0 ]; then
-    echo "mutants: $name: cargo-mutants crashed before testing; its message:"
-    grep -m1 -A4 'panicked' "$work/$name.log" | sed 's/^/  /' || true
+  if [ "$rc" -ne 0 ] && [ "$tested" -eq 0 ]; then
+    echo "mutants: $name: cargo-mutants stopped (exit $rc) before testing; its message:"
+    grep -v '^ *\([0-9]*: \|at \)' "$work/$name.log" | head -n 12 | sed 's/^/  /' || true
     rm -rf "$work/$name"
     rc=0
     cargo mutants --in-diff "$work/$name.diff" --no-shuffle -o "$work/$name" "$@" \
@@ -79,7 +79,7 @@ run() {
     failed=1
   elif [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
     # 3: some mutants made the tests hang, which the timeout caught.
-    tail -20 "$work/$name.log"
+    grep -v '^ *\([0-9]*: \|at \)' "$work/$name.log" | tail -n 20 || true
     failed=1
   fi
 }
