@@ -45,31 +45,33 @@ fn expected_state(bytes: &[u8]) -> State {
     }
 }
 
-/// `backend` agrees with std on `bytes`, one-shot and through the chunk API.
-fn assert_backend(backend: &Backend, bytes: &[u8]) {
+/// Each of `backends` gives std's answer on `bytes` (the oracle asked once): the first
+/// error's offset, the verdict, and the draft's state after them.
+fn assert_backends(backends: &[Backend], bytes: &[u8]) {
     let want = std_error(bytes).map(|(offset, _)| offset);
-    let name = backend.name();
-    assert_eq!(
-        backend.first_error(bytes),
-        want,
-        "{name} first_error on {bytes:02X?}"
-    );
-    assert_eq!(
-        backend.validate(bytes),
-        want.is_none(),
-        "{name} validate on {bytes:02X?}"
-    );
-    assert_eq!(
-        backend.validate_chunk(State::Start, bytes),
-        expected_state(bytes),
-        "{name} validate_chunk on {bytes:02X?}"
-    );
+    let state = expected_state(bytes);
+    for backend in backends {
+        let name = backend.name();
+        assert_eq!(
+            backend.first_error(bytes),
+            want,
+            "{name} first_error on {bytes:02X?}"
+        );
+        assert_eq!(
+            backend.validate(bytes),
+            want.is_none(),
+            "{name} validate on {bytes:02X?}"
+        );
+        assert_eq!(
+            backend.validate_chunk(State::Start, bytes),
+            state,
+            "{name} validate_chunk on {bytes:02X?}"
+        );
+    }
 }
 
 fn assert_all(bytes: &[u8]) {
-    for backend in all() {
-        assert_backend(&backend, bytes);
-    }
+    assert_backends(&all(), bytes);
 }
 
 /// Characters of 1-4 bytes, including the edges of every row of Table 3-7.
@@ -130,9 +132,7 @@ fn assert_with_sequence_at(backends: &[Backend], text: &[u8], at: usize, seq: &[
     let mut bytes = text.to_vec();
     let n = seq.len().min(bytes.len() - at);
     bytes[at..at + n].copy_from_slice(&seq[..n]);
-    for backend in backends {
-        assert_backend(backend, &bytes);
-    }
+    assert_backends(backends, &bytes);
 }
 
 fn multibyte_text(len: usize) -> Vec<u8> {
@@ -193,17 +193,13 @@ fn every_error_position_up_to_200_bytes() {
     let multi = multibyte_text(200);
     for len in 0..=200usize {
         for background in [&ascii[..len], &multi[..len]] {
-            for backend in &backends {
-                assert_backend(backend, background);
-            }
+            assert_backends(&backends, background);
             for seq in ill_formed() {
                 for at in 0..len {
                     let mut bytes = background.to_vec();
                     let n = seq.len().min(len - at);
                     bytes[at..at + n].copy_from_slice(&seq[..n]);
-                    for backend in &backends {
-                        assert_backend(backend, &bytes);
-                    }
+                    assert_backends(&backends, &bytes);
                 }
             }
         }
@@ -231,9 +227,7 @@ fn every_error_position_in_inputs_of_a_few_blocks() {
         ascii_first.extend_from_slice(&valid_multibyte_text(len - 64));
         let ascii = vec![b'a'; len];
         for text in [&multi, &ascii_first, &ascii] {
-            for backend in &backends {
-                assert_backend(backend, text);
-            }
+            assert_backends(&backends, text);
             for seq in ill_formed() {
                 for at in 0..text.len() {
                     assert_with_sequence_at(&backends, text, at, seq);
@@ -304,11 +298,7 @@ fn every_one_and_two_byte_string_embedded() {
     let backends = all();
     let hosts = hosts();
     let mut buf = Vec::new();
-    let mut check = |bytes: &[u8]| {
-        for backend in &backends {
-            assert_backend(backend, bytes);
-        }
-    };
+    let mut check = |bytes: &[u8]| assert_backends(&backends, bytes);
     for a in 0..=255u8 {
         embed_all(&hosts, &[a], &mut buf, &mut check);
     }
@@ -340,11 +330,7 @@ fn every_three_edge_byte_string_embedded() {
     let backends = all();
     let hosts = hosts();
     let mut buf = Vec::new();
-    let mut check = |bytes: &[u8]| {
-        for backend in &backends {
-            assert_backend(backend, bytes);
-        }
-    };
+    let mut check = |bytes: &[u8]| assert_backends(&backends, bytes);
     for &a in EDGES {
         for &b in EDGES {
             for &c in EDGES {
@@ -365,11 +351,7 @@ fn exhaustive_three_byte_strings_embedded() {
     let backends = all();
     let hosts = hosts();
     let mut buf = Vec::new();
-    let mut check = |bytes: &[u8]| {
-        for backend in &backends {
-            assert_backend(backend, bytes);
-        }
-    };
+    let mut check = |bytes: &[u8]| assert_backends(&backends, bytes);
     for a in 0..=255u8 {
         for b in 0..=255u8 {
             embed_all(&hosts, &[a, b], &mut buf, &mut check);
@@ -537,9 +519,7 @@ fn chunk_continues_every_state() {
 fn long_inputs_with_one_error() {
     let backends = all();
     let text = valid_multibyte_text(20_000);
-    for backend in &backends {
-        assert_backend(backend, &text);
-    }
+    assert_backends(&backends, &text);
     for at in (0..text.len()).step_by(997).chain([text.len() - 1]) {
         for seq in ill_formed() {
             assert_with_sequence_at(&backends, &text, at, seq);
@@ -566,17 +546,13 @@ fn every_start_alignment() {
                 let len = len.min(host.len());
                 store[shift..shift + len].copy_from_slice(&host[..len]);
                 let bytes = &mut store[shift..shift + len];
-                for backend in &backends {
-                    assert_backend(backend, bytes);
-                }
+                assert_backends(&backends, bytes);
                 for seq in [&b"\x80"[..], b"\xE2\x82", b"\xED\xA0\x80", b"\xF0\x9F\x98"] {
                     for at in (56..len.min(140)).chain(len.saturating_sub(80).max(140)..len) {
                         let saved = bytes.to_vec();
                         let n = seq.len().min(len - at);
                         bytes[at..at + n].copy_from_slice(&seq[..n]);
-                        for backend in &backends {
-                            assert_backend(backend, bytes);
-                        }
+                        assert_backends(&backends, bytes);
                         bytes.copy_from_slice(&saved);
                     }
                 }
@@ -652,9 +628,7 @@ fn runs_of_ascii_and_multibyte_text() {
         ascii = !ascii;
     }
     assert!(std::str::from_utf8(&text).is_ok());
-    for backend in &backends {
-        assert_backend(backend, &text);
-    }
+    assert_backends(&backends, &text);
     for seq in [
         &b"\x80"[..],
         b"\xC2",
@@ -710,9 +684,7 @@ fn bytes_outside_the_input_never_matter() {
                     store.fill(poison);
                     store[begin..begin + len].copy_from_slice(input);
                     let bytes = &store[begin..begin + len];
-                    for backend in &backends {
-                        assert_backend(backend, bytes);
-                    }
+                    assert_backends(&backends, bytes);
                 }
             }
         }
@@ -774,11 +746,7 @@ fn text_of_each_width_and_changes_of_width() {
         "😀".as_bytes(),
     ];
     let mut buf = Vec::new();
-    let mut check = |bytes: &[u8]| {
-        for backend in &backends {
-            assert_backend(backend, bytes);
-        }
-    };
+    let mut check = |bytes: &[u8]| assert_backends(&backends, bytes);
     for text in &texts {
         assert!(std::str::from_utf8(text).is_ok());
         check(text);
