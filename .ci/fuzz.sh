@@ -41,10 +41,12 @@
 #   target/fuzz/c_api/fuzz_c_api fuzz/artifacts/c_api/crash-<sha1>
 #
 # Needs: a stable Rust (nightly not required: RUSTC_BOOTSTRAP=1 lets stable accept
-# -Zsanitizer=address), cargo-fuzz (installed from crates.io if missing), a C++
-# compiler (libfuzzer-sys builds libFuzzer), and for c_api clang with its sanitizer and
-# libFuzzer runtimes (Debian 12: clang libclang-rt-14-dev; llvm for symbolized
-# reports). Under CI=true a missing tool fails the run; elsewhere c_api is skipped.
+# -Zsanitizer=address), cargo-fuzz (installed from crates.io if missing), and for c_api
+# clang with its sanitizer and libFuzzer runtimes (Debian 12: clang libclang-rt-14-dev;
+# llvm for symbolized reports). The Rust targets link clang's libFuzzer too when it is
+# there (CUSTOM_LIBFUZZER_PATH, which libfuzzer-sys reads); otherwise libfuzzer-sys
+# compiles its own copy, with a C++ compiler. Under CI=true a missing tool fails the
+# run; elsewhere c_api is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -78,10 +80,10 @@ missing() {
 
 # --- tools -----------------------------------------------------------------------
 if ! cargo fuzz --version >/dev/null 2>&1; then
-  # A debug build: cargo-fuzz only runs cargo and the fuzzer, and it compiles in
-  # half the CPU time of a release build.
+  # A debug build without debug info: cargo-fuzz only runs cargo and the fuzzer, and
+  # it compiles in half the CPU time of a release build.
   say "installing cargo-fuzz from crates.io"
-  cargo install cargo-fuzz --locked --quiet --debug
+  CARGO_PROFILE_DEV_DEBUG=false cargo install cargo-fuzz --locked --quiet --debug
 fi
 say "$(cargo fuzz --version), $(rustc --version)"
 
@@ -104,6 +106,15 @@ if $want_c; then
     mapfile -t targets < <(printf '%s\n' "${targets[@]}" | grep -vx c_api || true)
   fi
 fi
+
+# The Rust targets link clang's libFuzzer runtime, the one c_api links, rather than
+# one libfuzzer-sys compiles from C++ (most of their build's CPU time).
+# Set for the runs as well: `cargo fuzz run` rebuilds when it changes.
+if [ -z "${CUSTOM_LIBFUZZER_PATH:-}" ] && command -v clang >/dev/null; then
+  runtime="$(clang --print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$(uname -m).a"
+  [ ! -f "$runtime" ] || export CUSTOM_LIBFUZZER_PATH=$runtime
+fi
+say "libFuzzer: ${CUSTOM_LIBFUZZER_PATH:-the one libfuzzer-sys builds}"
 
 # --- seeds -----------------------------------------------------------------------
 seeds=$(mktemp -d)

@@ -35,12 +35,14 @@ if git diff --quiet "$base" -- utf8validate-core/src utf8check/src src build.rs;
 fi
 version=27.1.0
 if ! cargo mutants --version 2>/dev/null | grep -q "$version"; then
-  # A debug build: cargo-mutants edits the source and runs cargo, its own speed does
-  # not count, and it compiles in under half the CPU time of a release build.
-  cargo install --locked --quiet --debug "cargo-mutants@$version" ||
+  # A debug build without debug info: cargo-mutants edits the source and runs cargo,
+  # its own speed does not count, and it compiles in under half the CPU time of a
+  # release build.
+  CARGO_PROFILE_DEV_DEBUG=false cargo install --locked --quiet --debug "cargo-mutants@$version" ||
     skip_or_fail mutants "cannot install cargo-mutants $version" "cargo install cargo-mutants"
 fi
-command -v cargo-nextest >/dev/null || cargo install --locked --quiet --debug cargo-nextest ||
+command -v cargo-nextest >/dev/null ||
+  CARGO_PROFILE_DEV_DEBUG=false cargo install --locked --quiet --debug cargo-nextest ||
   skip_or_fail mutants "cannot install cargo-nextest" "cargo install cargo-nextest"
 
 
