@@ -42,6 +42,13 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   "$wine" wineboot --init >"$WINEPREFIX.log" 2>&1 || { cat "$WINEPREFIX.log" >&2; exit 1; }
   [ -z "$wineserver" ] || "$wineserver" -w
 fi
+# One wineserver for the whole script: -p600 keeps it up to ten minutes after its last
+# program exits (the trap above stops it at the end), not Wine's default 3 s. With
+# that default, each program's server exits a few seconds after it, and on a loaded
+# machine the next program can connect while it is exiting and fail with "wine
+# client error: recvmsg: Connection reset by peer". (It fails, harmlessly, when this
+# prefix's server is running already.)
+[ -z "$wineserver" ] || "$wineserver" -p600 2>/dev/null || true
 system32=$WINEPREFIX/drive_c/windows/system32
 if [ ! -e "$system32/bcryptprimitives.dll" ]; then
   echo "== this Wine has no bcryptprimitives.dll: installing .ci/wine/bcryptprimitives.c"
