@@ -7,7 +7,8 @@
 #            name steps by it
 #     CORES  how many cores the step keeps busy, from its CPU time over its wall time:
 #            `all` for a build or a test run that uses every core, 1 for one emulator,
-#            interpreter or debugger at a time
+#            interpreter or debugger at a time, or for a step that mostly waits
+#            (on servers, Wine, or cargo's lock on target/ while another step builds)
 #     NEEDS  the IDs of the steps that must have passed first (comma-separated), or -
 #
 # run_steps starts the steps in the order declared, each as soon as the steps it needs

@@ -19,14 +19,18 @@ cd "$(dirname "$0")/.."
 source .ci/steps.sh
 
 # The steps in the order they start when their cores are free: the longest chains
-# first (the userlands the release needs, Miri's setup and its three one-core runs, the
-# longest builds and emulators), the short steps last, to fill the gaps.
+# first (the userlands the release needs, Miri's setup and two of its one-core runs,
+# the longest builds and emulators), the short steps after them, to fill the gaps,
+# and last Miri's unit tests: one core of interpreting in a target directory of its
+# own (target/miri), which fills the end, where the other steps mostly wait on each
+# other's builds in target/ (cargo builds there one at a time).
 
 # The Debian 11 and 12 userlands (debootstrap) of the release and the Debian 11
 # consumer: mostly waiting on the network.
 step debian-roots 1 - "Debian 11 and 12 userlands" -- bash .ci/debian-roots.sh
 # The Rust crate under Miri (undefined behaviour): the scalar, SSSE3, AVX2 and NEON back
-# ends; the toolchain and the two sysroots first, then three runs side by side.
+# ends; the toolchain and the two sysroots first, then three one-core runs (the unit
+# tests near the end).
 step miri-setup all - "Miri: toolchain and sysroots" -- bash .ci/miri.sh setup
 # Rust tests, debug assertions on: the Rust crate (utf8validate-core), the CLI, and the
 # C library's tests (c-tests/: the C suite against the .a and the .so of `cargo build`,
@@ -40,7 +44,6 @@ step test-debug all - "cargo test (debug)" -- cargo test --profile test-debug
 step release all debian-roots "release artifacts" -- bash .ci/release-tests.sh
 step miri-x86 1 miri-setup "Miri: tests/miri.rs (x86-64, AVX2)" -- bash .ci/miri.sh x86_64
 step miri-aarch64 1 miri-setup "Miri: tests/miri.rs (aarch64, NEON)" -- bash .ci/miri.sh aarch64
-step miri-x86-lib 1 miri-setup "Miri: unit tests (x86-64, AVX2)" -- bash .ci/miri.sh x86_64-lib
 # Other Linux targets: the Rust crate's suites and the C suite on each (see
 # .ci/cross-tests.sh for which suites run where); most of the time in one emulator,
 # or (i686) in the exhaustive tests.
@@ -69,9 +72,9 @@ cross aarch64-unknown-linux-gnu
 step nginx all - "nginx module" -- bash .ci/nginx-tests.sh
 # Install with CMake into temporary prefixes; pkg-config, find_package, vendoring,
 # static and shared consumers, exported symbols, soname, two majors in one process.
-step packaging all - "packaging and consumers" -- bash .ci/packaging-tests.sh
+step packaging 1 - "packaging and consumers" -- bash .ci/packaging-tests.sh
 # The C suite against the optimised library.
-step c-suite all - "C suite (release)" \
+step c-suite 1 - "C suite (release)" \
   -- cargo test --profile test-release -p utf8validate-c-tests --test c_suite --test linkage
 cross riscv64gc-unknown-linux-gnu
 cross s390x-unknown-linux-gnu
@@ -91,18 +94,20 @@ step lldb 1 - "lldb extension" -- bash .ci/lldb-tests.sh
 step bench-smoke 1 - "C ABI benchmark (smoke)" -- bash .ci/c-abi-bench-smoke.sh
 # The CMake cross build for Windows and its consumers under Wine (after windows-tests:
 # the same Wine prefix).
-step windows-cmake all windows "windows-cmake-tests" -- bash .ci/windows-cmake-tests.sh
+step windows-cmake 1 windows "windows-cmake-tests" -- bash .ci/windows-cmake-tests.sh
 # The C library built on this machine, used by a Debian 11 (glibc 2.31) userland.
 step debian11 1 debian-roots "Debian 11 consumer" -- bash .ci/debian11-tests.sh
 # macOS compile checks.
-step macos all - "macos-checks" -- bash .ci/macos-checks.sh
+step macos 1 - "macos-checks" -- bash .ci/macos-checks.sh
 # The Rust crate on its own: no_std on a target without std, docs, publishable.
-step core-crate all - "the Rust crate alone" -- bash .ci/core-crate.sh
+step core-crate 1 - "the Rust crate alone" -- bash .ci/core-crate.sh
 # The man pages: rendered with scdoc, no mandoc or groff warning, in step with
 # utf8check --help and with the header.
 step man-pages 1 - "man pages" -- bash .ci/man-pages.sh
 # The optimised library's own machine code calls no panic or allocation routine.
 step panic-free 1 - "no panic paths (release library)" -- bash .ci/panic-free.sh
+# The unit tests under Miri (see miri-setup above).
+step miri-x86-lib 1 miri-setup "Miri: unit tests (x86-64, AVX2)" -- bash .ci/miri.sh x86_64-lib
 
 quick=(clippy test-debug exhaustive c-suite)
 case ${1:-} in
