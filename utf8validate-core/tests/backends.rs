@@ -23,13 +23,18 @@ fn all() -> Vec<Backend> {
 /// ill-formed sequence; otherwise START, or the state that the truncated last
 /// sequence leaves (the lead byte and how many continuation bytes followed it).
 fn expected_state(bytes: &[u8]) -> State {
-    let Err(e) = std::str::from_utf8(bytes) else {
+    state_from_std(bytes, std_error(bytes))
+}
+
+/// [`expected_state`], from std's answer on `bytes` ([`std_error`]) already asked.
+fn state_from_std(bytes: &[u8], std: Option<(usize, Option<usize>)>) -> State {
+    let Some((valid_up_to, error_len)) = std else {
         return State::Start;
     };
-    if e.error_len().is_some() {
+    if error_len.is_some() {
         return State::Error;
     }
-    let tail = &bytes[e.valid_up_to()..];
+    let tail = &bytes[valid_up_to..];
     match (tail[0], tail.len()) {
         (0xC2..=0xDF, 1) => State::A,
         (0xE0, 1) => State::C,
@@ -48,8 +53,9 @@ fn expected_state(bytes: &[u8]) -> State {
 /// Each of `backends` gives std's answer on `bytes` (the oracle asked once): the first
 /// error's offset, the verdict, and the draft's state after them.
 fn assert_backends(backends: &[Backend], bytes: &[u8]) {
-    let want = std_error(bytes).map(|(offset, _)| offset);
-    let state = expected_state(bytes);
+    let std = std_error(bytes);
+    let want = std.map(|(offset, _)| offset);
+    let state = state_from_std(bytes, std);
     for backend in backends {
         let name = backend.name();
         assert_eq!(
