@@ -1,19 +1,17 @@
 //! Short all-ASCII input, answered without a back end's vector check: [`short_ascii`].
 
-/// Inputs up to this long are first tried as all-ASCII: one block of the SIMD back
-/// ends (64 bytes).
-pub(crate) const SHORT: usize = 64;
+use crate::sizes::BLOCK;
 
 /// The high bit of every byte of a `u64`: a byte is non-ASCII iff its bit is set.
 pub(crate) const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
 
-/// True iff `bytes` is at most [`SHORT`] bytes long and all ASCII: the test that
+/// True iff `bytes` is at most [`BLOCK`] bytes long and all ASCII: the test that
 /// answers short ASCII input (a whole input, or a chunk of data) before
 /// any vector check. On x86 with overlapping loads ([`short_ascii_sse2`]), one
 /// or two branches whatever the length.
 #[inline(always)]
 pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
-    if bytes.len() > SHORT {
+    if bytes.len() > BLOCK {
         return false;
     }
     #[cfg(all(
@@ -32,7 +30,7 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> bool {
 /// own code (`crate::validate` is inlined there): a tree on the length with the
 /// shortest inputs first, each case with its own test and answer, the shape of
 /// smoothutf8's short path. 4-7 bytes are the OR of two overlapping 4-byte loads,
-/// 2-3 of two 2-byte loads, 1 the byte itself, 8-15 two 8-byte loads, 16-[`SHORT`]
+/// 2-3 of two 2-byte loads, 1 the byte itself, 8-15 two 8-byte loads, 16-[`BLOCK`]
 /// as [`short_ascii`]. [`short_ascii`] keeps the shape of the C entry points, which
 /// are compiled once: this one made their code a cycle slower at 8-64 bytes.
 #[inline(always)]
@@ -61,7 +59,7 @@ pub(crate) fn short_ascii_in_caller(bytes: &[u8]) -> bool {
     }
 }
 
-/// True iff `bytes` (at most [`SHORT`] bytes) is all ASCII. For 16 to [`SHORT`]
+/// True iff `bytes` (at most [`BLOCK`] bytes) is all ASCII. For 16 to [`BLOCK`]
 /// bytes: the OR of two or four overlapping 16-byte loads, leaving after the first
 /// 16 bytes when they are not ASCII (SSE2 is part of the target's baseline: x86-64,
 /// and the i686 targets, so no feature test is needed); shorter inputs by
@@ -133,7 +131,7 @@ mod tests {
                     bytes[at] = 0x80 | (at as u8);
                 }
                 let chunk = &bytes[..len];
-                let expected = len <= SHORT && chunk.is_ascii();
+                let expected = len <= BLOCK && chunk.is_ascii();
                 assert_eq!(short_ascii(chunk), expected, "len {len}, at {at:?}");
                 assert_eq!(
                     short_ascii_in_caller(chunk),

@@ -1,6 +1,6 @@
 //! One chunk of data: the state the draft's machine ends in after it,
 //! from the state the chunk before left. The answers that need no vector check
-//! ([`quick_chunk_state`]) come first, inline in the C entry point; every back end
+//! come first, inline in the C entry point (`crate::ladder::chunk`); every back end
 //! compiles the rest ([`checked_chunk_state`]) around its own check of a chunk,
 //! twice: once returning the state (`utf8_validate_chunk`, [`ReturnState`]), once
 //! handing it on ([`HandOff`]) to a caller above the back ends, the stream, whose
@@ -11,54 +11,13 @@
 
 use core::ffi::c_void;
 
-use crate::ascii::short_ascii;
 use crate::hint::cold_path;
 use crate::scalar::scalar_check_open;
 use crate::sequence::open_state;
-use crate::state_machine::{self, State};
+use crate::state_machine::State;
 
-/// Chunks at least this long are checked by the back end (in one check, from the
-/// carried state), and their final state read off their last three bytes; shorter
-/// ones (which may not even finish the carried sequence) go through the draft's
-/// machine, at most two steps. With 2, a chunk could end before the carried
-/// sequence does, and its last bytes would not tell its state: `tests/backends.rs`
-/// fails.
-pub(crate) const CHUNK_FROM: usize = 3;
-
-/// The machine's state after `state` followed by `bytes` when it needs no vector
-/// check, `None` when it does (then `state` is not ERROR and the chunk has at
-/// least [`CHUNK_FROM`] bytes). Inlined into the C entry point, before its jump to
-/// the back end (see [`checked_chunk_state`]):
-///
-/// - ERROR stays ERROR, without reading `bytes`;
-/// - a chunk shorter than [`CHUNK_FROM`] goes through the draft's machine;
-/// - a short all-ASCII chunk is START after START, and ERROR after a carried
-///   sequence, which ASCII cuts short.
-#[inline(always)]
-pub(crate) fn quick_chunk_state(state: State, bytes: &[u8]) -> Option<State> {
-    if state == State::Error {
-        return Some(State::Error);
-    }
-    if bytes.len() < CHUNK_FROM {
-        // Not rare in every stream, but for the layout: longer chunks then run
-        // without a taken branch.
-        cold_path();
-        return Some(state_machine::run(state, bytes));
-    }
-    if short_ascii(bytes) {
-        // No branch on the state, which data in chunks would mispredict whenever
-        // it changes.
-        return Some(core::hint::select_unpredictable(
-            state == State::Start,
-            State::Start,
-            State::Error,
-        ));
-    }
-    None
-}
-
-/// The machine's state after a chunk of at least [`CHUNK_FROM`] bytes that
-/// [`quick_chunk_state`] left to a back end: ERROR when the back end's check of it
+/// The machine's state after a chunk of at least `crate::sizes::CHUNK_FROM` bytes
+/// that the ladder left to a back end: ERROR when the back end's check of it
 /// failed (`passed` false), else `last`, the state read off its last bytes
 /// ([`open_state`]), which the caller reads before the
 /// check: no table lookup of the machine stands between the state a chunk answers
@@ -84,6 +43,10 @@ pub(crate) trait ChunkEnd {
     /// What the entry returns.
     type Output;
 
+    /// The answer for `bytes` when the ladder knew the state after them, `next`,
+    /// without a back end's check (ERROR, a chunk of 1-2 bytes, short ASCII).
+    fn quick(self, bytes: &[u8], next: State) -> Self::Output;
+
     /// The answer for `bytes`, after which the machine is in `next` (ERROR when
     /// they hold an ill-formed sequence).
     fn end(self, bytes: &[u8], next: State) -> Self::Output;
@@ -93,7 +56,7 @@ pub(crate) trait ChunkEnd {
     /// reached by a jump.
     ///
     /// # Safety
-    /// `state` is not ERROR and `bytes` has at least [`CHUNK_FROM`] bytes.
+    /// `state` is not ERROR and `bytes` has at least `crate::sizes::CHUNK_FROM` bytes.
     #[cfg_attr(
         not(simd_back_end),
         expect(
@@ -109,6 +72,11 @@ pub(crate) struct ReturnState;
 
 impl ChunkEnd for ReturnState {
     type Output = State;
+
+    #[inline(always)]
+    fn quick(self, _: &[u8], next: State) -> State {
+        next
+    }
 
     #[inline(always)]
     fn end(self, _: &[u8], next: State) -> State {

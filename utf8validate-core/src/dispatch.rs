@@ -1,39 +1,11 @@
 //! The one place where the validation entry points meet a back end.
 //!
-//! Every public validation function, in Rust and in C, comes through here. A back
-//! end has entry points with the C calling convention and the arguments of the C
-//! functions: its verdict ([`ValidateFn`]), the offset of the first error
-//! ([`FirstErrorFn`], `len` when valid), the state after a chunk of data
-//! ([`ValidateChunkFn`]) and the same state handed on to the caller's data
-//! ([`HandOffFn`], for the stream). The
-//! C functions `utf8_validate`, `utf8_first_error`, `utf8_validate_chunk` and
-//! `utf8_stream_feed` end in a jump to them (a tail call), with no saved register
-//! and no conversion of the answer. Around them, written once for every back end:
-//!
-//! - inputs of at most one SIMD block (`crate::ascii::SHORT`) that are all ASCII
-//!   are answered inline, with no indirect call (inlined into the callers of the
-//!   crate's `validate` and `first_error`, in other crates too); other short inputs
-//!   go to the back end, which checks them in one zero-padded masked load
-//!   (AVX-512), with overlapping vectors, or (shorter than the narrowest vector)
-//!   with the scalar machine;
-//! - inputs shorter than [`FEW`] bytes go to the scalar machine, one shift a byte,
-//!   instead of a back end: from `utf8_validate` ([`validate`]) all of them, before
-//!   any ASCII test; from a Rust caller of the crate's `validate`
-//!   ([`validate_in_caller`]) those that are not all ASCII, after the short-ASCII
-//!   test in a shape laid out for inlining;
-//! - [`first_error`] is the same check as [`validate`] up to the first error, whose
-//!   exact offset the back end finds by running the scalar machine from the last
-//!   character boundary before it, so on valid input it costs what [`validate`]
-//!   costs;
-//! - [`validate_chunk`] answers inline what needs no vector check (ERROR, chunks
-//!   of 1-2 bytes, short ASCII: `crate::chunk::quick_chunk_state`) and jumps to the
-//!   back end for the rest: one check of the chunk from the carried state (its lead
-//!   byte taken as the byte before the chunk), the end left open, and the state the
-//!   chunk ends in read off its last three bytes. The stream's `feed` answers the
-//!   same chunks inline, and jumps to the back end's [`hand_off`] for the rest: the
-//!   same check, then the stream's bookkeeping, compiled in from the stream's
-//!   `ChunkEnd` for `crate::chunk::HandOff`; the back ends know the stream only as
-//!   a pointer.
+//! Every public validation function, in Rust and in C, comes through here, and
+//! this module does one thing: it chooses the back end. What runs for an input of
+//! `n` bytes is the ladder's to say (`crate::ladder`), which the functions here
+//! run with the cached back end ([`current`]): inline in the C entry point, so
+//! that the arms that need no back end answer with no call, and the others end in
+//! one jump (a tail call) to the back end's entry for the length.
 //!
 //! # Choosing the back end
 //!
@@ -63,32 +35,49 @@
 //! later changes nothing. It is not meant for production use. It is read with the C
 //! library's `getenv`, which allocates nothing.
 //!
-//! [`FirstErrorFn`]: crate::implementation::FirstErrorFn
-//! [`HandOffFn`]: crate::implementation::HandOffFn
-//! [`ValidateChunkFn`]: crate::implementation::ValidateChunkFn
-//! [`ValidateFn`]: crate::implementation::ValidateFn
-
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ascii::{short_ascii, short_ascii_in_caller, SHORT};
-use crate::chunk::quick_chunk_state;
-use crate::implementation::{always, Implementation, SCALAR};
-use crate::scalar::{self, validate_few};
+use crate::ascii::{short_ascii, short_ascii_in_caller};
+use crate::chunk::{HandOff, ReturnState};
+use crate::implementation::{always, Entries, Implementation, SCALAR};
+use crate::ladder;
 #[cfg(simd_back_end)]
-use crate::simd;
+use crate::ladder::back_end;
 use crate::state_machine::State;
 
 /// Every back end compiled for this target, best first; the last one always runs.
+/// A SIMD back end is its module's vector type, the target feature its entries
+/// are compiled with, and its test of the CPU.
 static IMPLEMENTATIONS: &[Implementation] = &[
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    simd::x86::avx512::IMPLEMENTATION,
+    back_end!(
+        avx512,
+        crate::simd::x86::avx512::V64,
+        "avx512f,avx512bw,avx512vbmi",
+        crate::simd::x86::avx512::available
+    ),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    simd::x86::avx2::IMPLEMENTATION,
+    back_end!(
+        avx2,
+        crate::simd::x86::avx2::V32,
+        "avx2",
+        crate::simd::x86::avx2::available
+    ),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    simd::x86::ssse3::IMPLEMENTATION,
+    back_end!(
+        ssse3,
+        crate::simd::x86::ssse3::V16,
+        "ssse3",
+        crate::simd::x86::ssse3::available
+    ),
     #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
-    simd::aarch64::neon::IMPLEMENTATION,
+    back_end!(
+        neon,
+        crate::simd::aarch64::neon::V16,
+        "neon",
+        crate::simd::aarch64::neon::available
+    ),
     SCALAR,
 ];
 
@@ -134,17 +123,23 @@ fn forced() -> Option<&'static Implementation> {
     None
 }
 
-/// Stands in [`CURRENT`] until the first call, whose functions choose the back
-/// end, store it there and run it. Its `available` is never asked.
+/// Stands in [`CURRENT`] until the first call, whose entries choose the back
+/// end, store it there and run the ladder again with it. Its `available` is
+/// never asked.
 static DETECT: Implementation = Implementation {
     name: "undetected",
     available: always,
-    first_error: detect_first_error,
+    block: DETECT_ENTRIES,
+    medium: DETECT_ENTRIES,
+    long: DETECT_ENTRIES,
+};
+
+/// [`DETECT`]'s entries, the same on every rung.
+const DETECT_ENTRIES: Entries = Entries {
     validate: detect_validate,
+    first_error: detect_first_error,
     validate_chunk: detect_validate_chunk,
-    validate_chunk_long: detect_validate_chunk_long,
     hand_off: detect_hand_off,
-    hand_off_long: detect_hand_off_long,
 };
 
 /// The cached back end: [`DETECT`] until the first call, then the chosen one. Only
@@ -175,71 +170,58 @@ fn detect() -> &'static Implementation {
     chosen
 }
 
-/// [`DETECT`]'s first error: detects, then runs the chosen back end's.
+/// [`DETECT`]'s verdict: detects, then runs the ladder with the chosen back end.
 ///
 /// # Safety
-/// None beyond `FirstErrorFn`'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
-    // SAFETY: `forced` and `best` return only back ends whose `available` said
-    // yes; `ptr` and `len` are forwarded unchanged.
-    unsafe { (detect().first_error)(ptr, len) }
-}
-
-/// [`DETECT`]'s verdict: detects, then runs the chosen back end's verdict.
-///
-/// # Safety
-/// None beyond `ValidateFn`'s: it only calls a verdict that this CPU supports.
+/// `ptr` must be non-NULL with `len` readable bytes.
 unsafe extern "C" fn detect_validate(ptr: *const u8, len: usize) -> bool {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().validate)(ptr, len) }
+    // SAFETY: `detect` returns only back ends whose `available` said yes; the
+    // caller guarantees the bytes.
+    unsafe { ladder::whole(core::slice::from_raw_parts(ptr, len), false, detect) }
 }
 
-/// [`DETECT`]'s answer for a chunk: detects, then runs the chosen back end's.
+/// [`DETECT`]'s first error: detects, then runs the ladder with the chosen back
+/// end.
 ///
 /// # Safety
-/// None beyond `ValidateChunkFn`'s: it only calls one that this CPU supports.
+/// As for [`detect_validate`].
+unsafe extern "C" fn detect_first_error(ptr: *const u8, len: usize) -> usize {
+    // SAFETY: as in `detect_validate`.
+    unsafe { ladder::whole(core::slice::from_raw_parts(ptr, len), false, detect) }
+}
+
+/// [`DETECT`]'s answer for a chunk: detects, then runs the ladder with the
+/// chosen back end.
+///
+/// # Safety
+/// As for [`detect_validate`].
 unsafe extern "C" fn detect_validate_chunk(state: State, ptr: *const u8, len: usize) -> State {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().validate_chunk)(state, ptr, len) }
+    // SAFETY: as in `detect_validate`.
+    unsafe {
+        ladder::chunk(
+            state,
+            core::slice::from_raw_parts(ptr, len),
+            ReturnState,
+            detect,
+        )
+    }
 }
 
-/// [`DETECT`]'s answer for a longer chunk: detects, then runs the chosen back
-/// end's.
+/// [`DETECT`]'s hand-off: detects, then runs the ladder with the chosen back end.
 ///
 /// # Safety
-/// None beyond `ValidateChunkFn`'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_validate_chunk_long(state: State, ptr: *const u8, len: usize) -> State {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().validate_chunk_long)(state, ptr, len) }
-}
-
-/// [`DETECT`]'s hand-off: detects, then runs the chosen back end's.
-///
-/// # Safety
-/// None beyond `HandOffFn`'s: it only calls one that this CPU supports.
+/// As for [`detect_validate`], and `to` must be what `HandOff`'s end takes.
 unsafe extern "C" fn detect_hand_off(
     state: State,
     ptr: *const u8,
     len: usize,
     to: *mut c_void,
 ) -> bool {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().hand_off)(state, ptr, len, to) }
-}
-
-/// [`DETECT`]'s hand-off of a longer chunk: detects, then runs the chosen back
-/// end's.
-///
-/// # Safety
-/// None beyond `HandOffFn`'s: it only calls one that this CPU supports.
-unsafe extern "C" fn detect_hand_off_long(
-    state: State,
-    ptr: *const u8,
-    len: usize,
-    to: *mut c_void,
-) -> bool {
-    // SAFETY: as in `detect_first_error`.
-    unsafe { (detect().hand_off_long)(state, ptr, len, to) }
+    // SAFETY: as in `detect_validate`, and the caller's guarantee on `to`.
+    unsafe {
+        let bytes = core::slice::from_raw_parts(ptr, len);
+        ladder::chunk(state, bytes, HandOff::new(to), detect)
+    }
 }
 
 /// The cached back end.
@@ -251,36 +233,17 @@ fn current() -> &'static Implementation {
     unsafe { &*ptr }
 }
 
-/// True iff `bytes` is well-formed UTF-8, in the shape of the C function
-/// `utf8_validate`, which inlines it: fewer than [`FEW`] bytes by the scalar
-/// machine at once (a test for ASCII first would cost text that is not ASCII as
-/// much as it saves ASCII, which C callers answer in their own code with the
-/// header's `utf8_validate_inline`); then short ASCII, without reading [`CURRENT`];
-/// the rest by [`validate_rest`], which does.
+/// True iff `bytes` is well-formed UTF-8: the ladder with the cached back end,
+/// in the shape of the C function `utf8_validate`, which inlines it.
 #[inline(always)]
 pub(crate) fn validate(bytes: &[u8]) -> bool {
-    // This shape: inputs of 8 bytes or more first, so that LLVM lays them out as the
-    // straight path (with the short ones first, 16-64 bytes of ASCII took one more
-    // taken branch); and not `short_ascii(bytes) || validate_rest(bytes)`, with
-    // which it laid the short-ASCII path out with one more too.
-    if bytes.len() >= FEW {
-        if short_ascii(bytes) {
-            return true;
-        }
-        return validate_rest(bytes);
-    }
-    validate_few(bytes)
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { ladder::whole(bytes, false, current) }
 }
 
-/// Inputs shorter than this go to the scalar machine, not to a back end: from the C
-/// entry points at once ([`validate`], [`first_error_offset`]), from a Rust caller
-/// when they are not all ASCII ([`validate_rest`], [`first_error_rest`]).
-pub(crate) const FEW: usize = 8;
-
 /// The verdict for a Rust caller of `crate::validate`, which inlines this: short
-/// ASCII answered in the caller, as [`validate`] does but in the shape for inlining
-/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_rest`]. The C
-/// entry point keeps [`validate`].
+/// ASCII answered in the caller, in the shape for inlining
+/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_rest`].
 #[inline(always)]
 pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
     if short_ascii_in_caller(bytes) {
@@ -289,208 +252,67 @@ pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
     validate_rest(bytes)
 }
 
-/// [`validate`] past the short-ASCII test: fewer than [`FEW`] bytes by the scalar
-/// machine (one shift a byte costs less there than the back end's indirect call
-/// and vector check), the rest by a jump to the cached back end. Not `#[inline]`,
-/// so that other crates call it rather than compile their own copy: [`CURRENT`] is
-/// only read in this crate's object code (see there).
+/// [`validate`] past the short-ASCII test. Not `#[inline]`, so that other crates
+/// call it rather than compile their own copy: [`CURRENT`] is only read in this
+/// crate's object code (see there).
 pub(crate) fn validate_rest(bytes: &[u8]) -> bool {
-    if bytes.len() < FEW {
-        return validate_few(bytes);
-    }
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
-    // and `len` describe the readable bytes of a slice, non-NULL even when empty.
-    unsafe { (current().validate)(bytes.as_ptr(), bytes.len()) }
+    // SAFETY: as in `validate`.
+    unsafe { ladder::whole(bytes, true, current) }
 }
 
 /// Offset of the first byte of the first ill-formed sequence, `None` when valid:
-/// short ASCII answered in the caller, as [`validate`] does, the rest by
+/// short ASCII answered in the caller, as [`validate_in_caller`] does, the rest by
 /// [`first_error_rest`].
 #[inline(always)]
 pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
     if short_ascii(bytes) {
         return None;
     }
-    error_at(first_error_rest(bytes), bytes)
-}
-
-/// [`first_error_offset`] past the short-ASCII test: fewer than [`FEW`] bytes by
-/// [`first_error_few`], the rest by a jump to the cached back end. Not `#[inline]`,
-/// for the reason [`validate_rest`] is not.
-pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
-    if bytes.len() < FEW {
-        return first_error_few(bytes);
-    }
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); `as_ptr`
-    // and `len` describe the readable bytes of a slice, non-NULL even when empty.
-    unsafe { (current().first_error)(bytes.as_ptr(), bytes.len()) }
-}
-
-/// The first error in fewer than [`FEW`] bytes, `bytes.len()` when valid, by the
-/// scalar machine, as [`validate`] answers them: the verdict first, in one shift a
-/// byte ([`validate_few`]); only ill-formed input then goes through the machine
-/// again to find where (`scalar::first_error`).
-#[inline(always)]
-fn first_error_few(bytes: &[u8]) -> usize {
-    if validate_few(bytes) {
-        return bytes.len();
-    }
-    // `None` (valid) cannot follow a false verdict; `len` would be the answer for it.
-    scalar::first_error(bytes).unwrap_or(bytes.len())
-}
-
-/// A back end's first error (`bytes.len()` when valid) as `Option`.
-#[inline(always)]
-fn error_at(offset: usize, bytes: &[u8]) -> Option<usize> {
+    let offset = first_error_rest(bytes);
     (offset < bytes.len()).then_some(offset)
 }
 
+/// [`first_error_offset`] past the short-ASCII test. Not `#[inline]`, for the
+/// reason [`validate_rest`] is not.
+pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
+    // SAFETY: as in `validate`.
+    unsafe { ladder::whole(bytes, true, current) }
+}
+
 /// Offset of the first byte of the first ill-formed sequence, `bytes.len()` when
-/// valid: the answer of the C function `utf8_first_error`, in the shape of
-/// [`validate`]: fewer than [`FEW`] bytes by the scalar machine at once
-/// ([`first_error_few`]), the rest as short ASCII or by the cached back end.
+/// valid: the ladder with the cached back end, in the shape of the C function
+/// `utf8_first_error`.
 #[inline]
 pub(crate) fn first_error_offset(bytes: &[u8]) -> usize {
-    if bytes.len() < FEW {
-        return first_error_few(bytes);
-    }
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
-    unsafe { first_error_with(bytes, current) }
+    // SAFETY: as in `validate`.
+    unsafe { ladder::whole(bytes, false, current) }
 }
 
-/// The machine's state after `bytes`, starting from `state`.
+/// The machine's state after `bytes`, starting from `state`: the ladder with the
+/// cached back end.
 #[inline]
 pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
-    unsafe { validate_chunk_with(state, bytes, current) }
+    // SAFETY: as in `validate`.
+    unsafe { ladder::chunk(state, bytes, ReturnState, current) }
 }
 
-/// A chunk that `crate::chunk::quick_chunk_state` left to a back end, from the
-/// carried `state`: the jump to the cached back end's `HandOffFn`, which checks
-/// it and hands the state on with `to`; its answer.
+/// The chunk `bytes` after `state`, its state handed on with `to` (the stream's
+/// `feed`): the ladder with the cached back end.
 ///
 /// # Safety
-/// `state` is not ERROR, `bytes` has at least 3 bytes, and `to` must be what
-/// `crate::chunk::HandOff`'s end takes.
+/// `to` must be what `crate::chunk::HandOff`'s end takes.
 #[inline(always)]
 pub(crate) unsafe fn hand_off(state: State, bytes: &[u8], to: *mut c_void) -> bool {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`); the
-    // rest is the caller's contract.
-    unsafe { hand_off_with(state, bytes, to, current) }
-}
-
-/// [`validate`] with the back end that `backend()` returns (asked only when the
-/// input is not short ASCII).
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports.
-#[inline(always)]
-unsafe fn validate_with(bytes: &[u8], backend: impl FnOnce() -> &'static Implementation) -> bool {
-    if short_ascii(bytes) {
-        return true;
-    }
-    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
-    // `len` describe the readable bytes of a slice, non-NULL even when empty.
-    unsafe { (backend().validate)(bytes.as_ptr(), bytes.len()) }
-}
-
-/// [`first_error_offset`] with the back end that `backend()` returns (asked only
-/// when the input is not short ASCII).
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports.
-#[inline(always)]
-unsafe fn first_error_with(
-    bytes: &[u8],
-    backend: impl FnOnce() -> &'static Implementation,
-) -> usize {
-    if short_ascii(bytes) {
-        return bytes.len();
-    }
-    // SAFETY: the caller guarantees the back end runs on this CPU; `as_ptr` and
-    // `len` describe the readable bytes of a slice, non-NULL even when empty.
-    unsafe { (backend().first_error)(bytes.as_ptr(), bytes.len()) }
-}
-
-/// [`validate_chunk`] with the back end that `backend()` returns (asked only when
-/// the chunk needs a vector check): `crate::chunk`'s answers without a check, then
-/// a jump to the back end. The stream's `feed` makes the same answers inline and
-/// jumps to the back end's hand-off ([`hand_off_with`]).
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports.
-#[inline(always)]
-unsafe fn validate_chunk_with(
-    state: State,
-    bytes: &[u8],
-    backend: impl FnOnce() -> &'static Implementation,
-) -> State {
-    if let Some(state) = quick_chunk_state(state, bytes) {
-        return state;
-    }
-    // SAFETY: forwarded caller contract; `quick_chunk_state` left this chunk to a
-    // back end.
-    unsafe { check_chunk_with(state, bytes, backend) }
-}
-
-/// The jump to the `validate_chunk` of the back end that `backend()` returns or, for
-/// a chunk longer than [`SHORT`], its `validate_chunk_long`.
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports; `state` is not ERROR
-/// and `bytes` has at least 3 bytes (what `quick_chunk_state` leaves to a back end:
-/// the contract of `ValidateChunkFn`).
-#[inline(always)]
-unsafe fn check_chunk_with(
-    state: State,
-    bytes: &[u8],
-    backend: impl FnOnce() -> &'static Implementation,
-) -> State {
-    let imp = backend();
-    let (ptr, len) = (bytes.as_ptr(), bytes.len());
-    // SAFETY: the caller guarantees the back end runs on this CPU, the state and
-    // the length; `ptr` and `len` describe the readable bytes of a slice. A call in
-    // each arm, not one through a chosen pointer: each becomes a jump of its own,
-    // without an instruction to choose.
-    unsafe {
-        if len > SHORT {
-            (imp.validate_chunk_long)(state, ptr, len)
-        } else {
-            (imp.validate_chunk)(state, ptr, len)
-        }
-    }
-}
-
-/// The jump to the `hand_off` of the back end that `backend()` returns or, for a
-/// chunk longer than [`SHORT`], its `hand_off_long`.
-///
-/// # Safety
-/// `backend` must return a back end that this CPU supports; `state` is not ERROR,
-/// `bytes` has at least 3 bytes, and `to` is what `crate::chunk::HandOff`'s end
-/// takes (the contract of `HandOffFn`).
-#[inline(always)]
-unsafe fn hand_off_with(
-    state: State,
-    bytes: &[u8],
-    to: *mut c_void,
-    backend: impl FnOnce() -> &'static Implementation,
-) -> bool {
-    let imp = backend();
-    let (ptr, len) = (bytes.as_ptr(), bytes.len());
-    // SAFETY: as in `check_chunk_with`, and the caller's guarantee on `to`.
-    unsafe {
-        if len > SHORT {
-            (imp.hand_off_long)(state, ptr, len, to)
-        } else {
-            (imp.hand_off)(state, ptr, len, to)
-        }
-    }
+    // SAFETY: as in `validate`, and the caller's guarantee on `to`.
+    unsafe { ladder::chunk(state, bytes, HandOff::new(to), current) }
 }
 
 /// Every back end this CPU supports, one by one, for tests and benchmarks. Not part
 /// of the API: users always get the best one through the crate's functions.
 pub mod backends {
     use super::{Implementation, IMPLEMENTATIONS};
+    use crate::chunk::{HandOff, ReturnState};
+    use crate::ladder;
     use crate::state_machine::State;
     use core::ffi::c_void;
 
@@ -519,20 +341,20 @@ pub mod backends {
         /// [`crate::validate`] through this back end.
         pub fn validate(&self, bytes: &[u8]) -> bool {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            unsafe { super::validate_with(bytes, || self.imp) }
+            unsafe { ladder::whole(bytes, false, || self.imp) }
         }
 
         /// [`crate::first_error`] through this back end.
         pub fn first_error(&self, bytes: &[u8]) -> Option<usize> {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            let offset = unsafe { super::first_error_with(bytes, || self.imp) };
-            super::error_at(offset, bytes)
+            let offset: usize = unsafe { ladder::whole(bytes, false, || self.imp) };
+            (offset < bytes.len()).then_some(offset)
         }
 
         /// [`crate::validate_chunk`] through this back end.
         pub fn validate_chunk(&self, state: State, bytes: &[u8]) -> State {
             // SAFETY: `self.imp` runs on this CPU (see `available`).
-            unsafe { super::validate_chunk_with(state, bytes, || self.imp) }
+            unsafe { ladder::chunk(state, bytes, ReturnState, || self.imp) }
         }
 
         /// `crate::dispatch::hand_off` through this back end (for the stream's
@@ -543,7 +365,7 @@ pub mod backends {
         pub(crate) unsafe fn hand_off(&self, state: State, bytes: &[u8], to: *mut c_void) -> bool {
             // SAFETY: `self.imp` runs on this CPU (see `available`); the rest is
             // the caller's contract.
-            unsafe { super::hand_off_with(state, bytes, to, || self.imp) }
+            unsafe { ladder::chunk(state, bytes, HandOff::new(to), || self.imp) }
         }
     }
 

@@ -30,10 +30,8 @@ pub(crate) type ValidateFn = unsafe extern "C" fn(ptr: *const u8, len: usize) ->
 /// after `state` followed by the `len` bytes at `ptr`, with the C calling convention
 /// so that the C entry point can jump to it (see `crate::dispatch`). Calling one is
 /// `unsafe`, as for [`ValidateFn`]. It is called only for the chunks that
-/// `crate::chunk::quick_chunk_state` leaves to a back end: `state` is not ERROR and
-/// `len` is at least 3 (`crate::chunk::CHUNK_FROM`). Each back end has two: one
-/// for chunks of at most `crate::ascii::SHORT` bytes (one SIMD block), one for
-/// longer chunks, so that neither tests the length the C entry point has tested.
+/// the ladder (`crate::ladder`) leaves to a back end: `state` is not ERROR and
+/// `len` is at least `crate::sizes::CHUNK_FROM`.
 pub(crate) type ValidateChunkFn =
     unsafe extern "C" fn(state: State, ptr: *const u8, len: usize) -> State;
 
@@ -42,43 +40,55 @@ pub(crate) type ValidateChunkFn =
 /// the stream's `feed` checks a chunk and keeps its bookkeeping, which the back
 /// ends know nothing of. Calling one is `unsafe`, as for [`ValidateChunkFn`], whose
 /// contract on `state` and `len` it has, and `to` must be what `HandOff`'s end
-/// takes. Each back end has two, as for [`ValidateChunkFn`].
+/// takes.
 pub(crate) type HandOffFn =
     unsafe extern "C" fn(state: State, ptr: *const u8, len: usize, to: *mut c_void) -> bool;
 
-/// One back end: a row of `crate::dispatch`'s table. Each SIMD back end's row is
-/// made by `crate::simd::route::entry_points!` in its own module; the scalar
-/// machine's is [`SCALAR`].
+/// A back end's entries for one rung of the ladder (`crate::ladder`): one per
+/// answer, each reached from the C entry point by a jump.
+pub(crate) struct Entries {
+    /// Its verdict.
+    pub(crate) validate: ValidateFn,
+    /// Its first error.
+    pub(crate) first_error: FirstErrorFn,
+    /// Its answer for a chunk of data.
+    pub(crate) validate_chunk: ValidateChunkFn,
+    /// Its hand-off of a chunk of data.
+    pub(crate) hand_off: HandOffFn,
+}
+
+/// One back end: a row of `crate::dispatch`'s table, with its entries for the
+/// three rungs of the ladder that a back end answers (`crate::ladder`). Each SIMD
+/// back end's row is made by `crate::ladder::back_end!`; the scalar machine's is
+/// [`SCALAR`].
 pub(crate) struct Implementation {
     /// Its name for tests and reports, as `UTF8VALIDATE_BACKEND` spells it.
     pub(crate) name: &'static str,
     /// Whether this CPU (and operating system) can run it.
     pub(crate) available: fn() -> bool,
-    /// Its first error.
-    pub(crate) first_error: FirstErrorFn,
-    /// Its verdict.
-    pub(crate) validate: ValidateFn,
-    /// Its answer for a chunk of data of at most `crate::ascii::SHORT`
-    /// bytes.
-    pub(crate) validate_chunk: ValidateChunkFn,
-    /// Its answer for a longer chunk.
-    pub(crate) validate_chunk_long: ValidateChunkFn,
-    /// Its hand-off of a chunk of at most `crate::ascii::SHORT` bytes.
-    pub(crate) hand_off: HandOffFn,
-    /// Its hand-off of a longer chunk.
-    pub(crate) hand_off_long: HandOffFn,
+    /// Inputs and chunks of at most `crate::sizes::BLOCK` bytes.
+    pub(crate) block: Entries,
+    /// Inputs and chunks of at most `crate::sizes::MEDIUM` bytes.
+    pub(crate) medium: Entries,
+    /// Longer inputs and chunks.
+    pub(crate) long: Entries,
 }
+
+/// The draft's state machine, at every length.
+const SCALAR_ENTRIES: Entries = Entries {
+    validate: scalar::scalar_validate,
+    first_error: scalar::scalar_first_error,
+    validate_chunk: chunk::scalar_validate_chunk,
+    hand_off: chunk::scalar_hand_off,
+};
 
 /// The draft's state machine, which runs everywhere: the last resort.
 pub(crate) const SCALAR: Implementation = Implementation {
     name: "scalar",
     available: always,
-    first_error: scalar::scalar_first_error,
-    validate: scalar::scalar_validate,
-    validate_chunk: chunk::scalar_validate_chunk,
-    validate_chunk_long: chunk::scalar_validate_chunk,
-    hand_off: chunk::scalar_hand_off,
-    hand_off_long: chunk::scalar_hand_off,
+    block: SCALAR_ENTRIES,
+    medium: SCALAR_ENTRIES,
+    long: SCALAR_ENTRIES,
 };
 
 /// The scalar machine runs on every CPU (and `crate::dispatch`'s stand-in before

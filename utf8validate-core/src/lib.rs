@@ -44,18 +44,22 @@
 //! ## Data flow
 //!
 //! bytes → `dispatch` (the back end chosen once per process: AVX-512, AVX2, SSSE3,
-//! NEON or the scalar machine) → on error, the exact offset from the draft's machine
-//! from the last character boundary → result ([`diagnostics`] for the detail). The C
-//! library's `extern "C"` functions are a thin layer over these (the `utf8validate`
-//! package at the top of the repository).
+//! NEON or the scalar machine) → `ladder` (what runs for that many bytes: one
+//! `match` on the length, each arm one worker of the back end) → on error, the
+//! exact offset from the draft's machine from the last character boundary →
+//! result ([`diagnostics`] for the detail). The C library's `extern "C"` functions
+//! are a thin layer over these (the `utf8validate` package at the top of the
+//! repository).
 //!
 //! Each module uses only those before it in this list, the order of that path: the
-//! draft's machine ([`state_machine`]); lead and continuation bytes (`sequence`,
-//! `ascii`); the engines, which check bytes (`scalar`, `chunk` for data in chunks,
-//! `implementation` for what every back end provides, `simd`); `dispatch`; the Rust
-//! API ([`diagnostics`], [`stream`], [`percent`] for percent-encoded text, [`escape`]
-//! and [`excerpt`] for log lines, and the functions here). The back ends know
-//! nothing of the [`Stream`]: they hand a chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
+//! draft's machine ([`state_machine`]); the lengths the route changes at
+//! (`sizes`); lead and continuation bytes (`sequence`, `ascii`); the engines,
+//! which check bytes (`scalar`, `answer` for a whole input's two answers, `chunk`
+//! for data in chunks, `simd`); `implementation` for what every back end provides;
+//! `ladder`; `dispatch`; the Rust API ([`diagnostics`], [`stream`], [`percent`]
+//! for percent-encoded text, [`escape`] and [`excerpt`] for log lines, and the
+//! functions here). The back ends know nothing of the [`Stream`]: they hand a
+//! chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
 //! its bookkeeping into them through its `ChunkEnd` for that type.
 //!
 //! ## Guarantees (Rust and C alike)
@@ -101,6 +105,7 @@ mod test_inputs;
 // targets that have one: see build.rs); the dispatch between them; the Rust API
 // built on it (with the functions in this file). `hint` is a helper of any.
 mod hint;
+mod sizes;
 
 pub mod state_machine;
 
@@ -109,12 +114,14 @@ mod sequence;
 
 mod scalar;
 
+mod answer;
 mod chunk;
-
-mod implementation;
 
 #[cfg(simd_back_end)]
 mod simd;
+
+mod implementation;
+mod ladder;
 
 mod dispatch;
 

@@ -115,7 +115,7 @@ impl State {
     /// may follow) for ERROR. A state reached by more bytes than its lead byte (A
     /// after E1 80, say) needs the same bytes after it as after that lead byte.
     /// The vector checks of a chunk take it as the byte before the chunk (from a
-    /// table of rows built with it at compile time, `simd::route`'s `BEFORE`).
+    /// table of rows built with it at compile time, `simd::rules`'s `BEFORE`).
     #[cfg(simd_back_end)]
     #[inline]
     #[allow(

@@ -31,7 +31,7 @@
 
 use core::ffi::c_void;
 
-use crate::chunk::{quick_chunk_state, scalar_hand_off, ChunkEnd, HandOff};
+use crate::chunk::{scalar_hand_off, ChunkEnd, HandOff};
 use crate::diagnostics::{describe_sequence, ErrorKind, Utf8Error};
 use crate::dispatch::backends::Backend;
 use crate::hint::cold_path;
@@ -178,14 +178,18 @@ impl Stream {
             cold_path();
             return self.feed_exactly(bytes);
         }
-        // The answers without a check are those of data in chunks
-        // (`validate_chunk`), inline; the others go to the back end's entry for
-        // a stream, reached by a jump, which checks the chunk from the carried
-        // state and keeps the count, the last bytes and the state it leaves.
-        let state = self.carried_state();
-        let Some(next) = quick_chunk_state(state, bytes) else {
-            return back_end(state, bytes, (self as *mut Stream).cast());
-        };
+        // The ladder of data in chunks (`validate_chunk`), inline: the answers
+        // without a check end in `HandOff`'s `quick` below; the others go to the
+        // back end's entry for a stream, reached by a jump, which checks the
+        // chunk from the carried state and keeps the count, the last bytes and
+        // the state it leaves (`HandOff`'s `end`).
+        back_end(self.carried_state(), bytes, (self as *mut Stream).cast())
+    }
+
+    /// The bookkeeping for a chunk whose state after it, `next`, the ladder
+    /// knew without a check.
+    #[inline(always)]
+    fn quick(&mut self, bytes: &[u8], next: State) -> bool {
         if next == State::Error {
             // Rare: find the first error exactly, with its offset and detail.
             cold_path();
@@ -203,10 +207,6 @@ impl Stream {
         true
     }
 
-    /// The answer of [`feed`](Self::feed) for a chunk after which the machine is in
-    /// `next`: ERROR when the chunk holds an ill-formed sequence, which the exact
-    /// path then finds; else the bookkeeping. Compiled into each back end's
-    /// hand-off (`HandOff`'s end, below).
     #[inline(always)]
     fn checked(&mut self, bytes: &[u8], next: State) -> bool {
         if next == State::Error {
@@ -434,6 +434,13 @@ impl Stream {
 /// [`Stream::checked`], compiled into each back end after its check.
 impl ChunkEnd for HandOff {
     type Output = bool;
+
+    #[inline(always)]
+    fn quick(self, bytes: &[u8], next: State) -> bool {
+        // SAFETY: as in `end`.
+        let stream = unsafe { &mut *self.to().cast::<Stream>() };
+        stream.quick(bytes, next)
+    }
 
     #[inline(always)]
     fn end(self, bytes: &[u8], next: State) -> bool {

@@ -70,33 +70,29 @@
 //! Each module uses only those listed before it.
 //!
 //! - [`vector`]: the [`Vector`](vector::Vector) trait, the few operations each
-//!   instruction set provides, and the block size.
+//!   instruction set provides.
 //! - [`rules`]: the algorithm's three steps, for one vector and for one block:
 //!   the pair rules and their nibble tables, the error lanes, whether the bytes
-//!   end inside a sequence, the ASCII test.
-//! - [`plain`]: inputs of at most four blocks, checked straight through.
-//! - [`tiers`]: longer inputs: the leading ASCII skipped, then the tiered loop.
-//! - [`route`]: which of those runs for an input of `n` bytes, whole or a chunk
-//!   (its table, "Which check runs"), the answers, and the macro that compiles
-//!   each back end's entry points.
+//!   end inside a sequence, the ASCII test, the bytes before a chunk.
+//! - [`plain`]: the workers for inputs and chunks of at most four blocks, checked
+//!   straight through.
+//! - [`tiers`]: the workers for longer ones: the leading ASCII skipped, then the
+//!   tiered loop.
 //! - `x86` (SSSE3, AVX2, AVX-512) and `aarch64` (NEON): one file per back end,
-//!   its `Vector` and one `entry_points!` line.
+//!   its `Vector` and its test of the CPU; its row of `crate::dispatch`'s table
+//!   is one line there, which `crate::ladder::back_end!` expands into the
+//!   workers compiled with its instruction set. Which worker runs for `n` bytes
+//!   is `crate::ladder`'s to say.
 
 // In the order of the data flow (see Layout above), one group per step.
 mod vector;
 
 mod rules;
 
-mod plain;
-mod tiers;
-
-mod route;
+pub(crate) mod plain;
+pub(crate) mod tiers;
 
 #[cfg(all(target_arch = "aarch64", target_feature = "neon"))]
 pub(crate) mod aarch64;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod x86;
-
-// The short inputs answered before a back end (`crate::ascii::SHORT`) are those of
-// at most one block, which `route::check` takes in one pass.
-const _: () = assert!(vector::BLOCK == crate::ascii::SHORT);

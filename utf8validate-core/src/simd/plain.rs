@@ -5,12 +5,18 @@
 //! after an ASCII first block ([`check_medium`]). Longer inputs take the tiered
 //! loop (`super::tiers`), whose set-up costs more than it saves on so few blocks.
 
+use super::rules::before;
 use super::rules::{
     block_errors, block_errors_after, block_max, ends_inside_lanes, errors, failing_block,
     inner_block_errors, is_ascii, vector_errors, vector_errors_after, Constants, FULL,
 };
-use super::vector::{Vector, BLOCK};
+use super::vector::Vector;
+use crate::answer::Answer;
+use crate::chunk::{checked_chunk_state, ChunkEnd};
 use crate::hint::cold_path;
+use crate::sequence::open_state;
+use crate::sizes::{BLOCK, CHUNK_FROM, MEDIUM};
+use crate::state_machine::State;
 
 /// True iff an input of at most one vector, loaded zero-padded in `this`,
 /// passes: the zeros after a shorter input are ASCII, so a sequence cut short by
@@ -19,7 +25,7 @@ use crate::hint::cold_path;
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn check_short<V: Vector>(this: V) -> bool {
+unsafe fn check_short<V: Vector>(this: V) -> bool {
     // SAFETY: the caller guarantees the CPU feature.
     unsafe { !(this.any_high_bit() && short_errors_after(V::splat(0), this).any_nonzero()) }
 }
@@ -30,7 +36,7 @@ pub(super) unsafe fn check_short<V: Vector>(this: V) -> bool {
 /// # Safety
 /// The CPU feature of `V` must be present.
 #[inline(always)]
-pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
+unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
     // SAFETY: the caller guarantees the CPU feature.
     unsafe {
         let k = Constants::<V>::new();
@@ -54,23 +60,20 @@ pub(super) unsafe fn short_errors_after<V: Vector>(before: V, this: V) -> V {
 /// # Safety
 /// The CPU feature of `V` must be present, and `V::BYTES <= bytes.len()`.
 #[inline(always)]
-pub(super) unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> bool {
+unsafe fn check_vectors<V: Vector>(bytes: &[u8]) -> bool {
     // SAFETY: as the caller guarantees.
     unsafe { check_vectors_after::<V, false>(V::splat(0), bytes) }
 }
 
 /// [`check_vectors`] with `before` the vector before `bytes` (of which only the
 /// last three lanes count): zeros, or a lead byte in the last lane for the
-/// chunk of an input that went before (see `super::route::check_chunk`). With `OPEN`, an input
+/// chunk of an input that went before (see [`chunk_block`]). With `OPEN`, an input
 /// that ends inside a sequence passes: the end is left open for the next chunk.
 ///
 /// # Safety
 /// As for [`check_vectors`].
 #[inline(always)]
-pub(super) unsafe fn check_vectors_after<V: Vector, const OPEN: bool>(
-    before: V,
-    bytes: &[u8],
-) -> bool {
+unsafe fn check_vectors_after<V: Vector, const OPEN: bool>(before: V, bytes: &[u8]) -> bool {
     let len = bytes.len();
     let p = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature and `BYTES <= len`; each load
@@ -132,11 +135,6 @@ pub(super) unsafe fn check_vectors_after<V: Vector, const OPEN: bool>(
     }
 }
 
-/// Inputs up to this long are checked by [`check_medium`]; longer ones by the
-/// tiered loop (`super::tiers::check_tiered`), whose set-up (saved registers,
-/// constants, the tier of each group) costs more than it saves on so few blocks.
-pub(super) const MEDIUM: usize = 4 * BLOCK;
-
 /// True iff `before` followed by `bytes` (`BLOCK < bytes.len() <= MEDIUM`) passes
 /// the vector check; on `false` the caller finds the error.
 ///
@@ -157,7 +155,7 @@ pub(super) const MEDIUM: usize = 4 * BLOCK;
 /// text either, as its branches are not learnt.
 ///
 /// `before` is the vector before the input: zeros, or the carried sequence's lead
-/// byte in its last lane for a chunk of data (`super::route::check_chunk_long`). With
+/// byte in its last lane for a chunk of data ([`chunk_medium`]). With
 /// `OPEN`, an input that ends inside a sequence passes.
 ///
 /// # Safety
@@ -165,7 +163,7 @@ pub(super) const MEDIUM: usize = 4 * BLOCK;
 /// Call it only from a function compiled with that feature, so that this body is
 /// inlined and compiled with it.
 #[inline(always)]
-pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes: &[u8]) -> bool {
+unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes: &[u8]) -> bool {
     let len = bytes.len();
     let p = bytes.as_ptr();
     // The offset of the last block: 1 to MEDIUM - BLOCK.
@@ -237,7 +235,7 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
 /// or the input ends inside a sequence): the first block here, the others by the
 /// tiered loop's [`failing_block`]. Every check before that offset passed: the
 /// answer's scalar machine starts from the last character boundary before it
-/// (`super::route::Answer::invalid`). A block, not the failing lane: the offset then comes
+/// (`crate::answer::Answer::invalid`). A block, not the failing lane: the offset then comes
 /// from a branch, which the processor predicts and runs ahead of, not from the
 /// lanes' values, which the scalar machine would have to wait for. Only called on
 /// invalid input; pure, so that a verdict alone (which needs no offset) leaves it
@@ -246,7 +244,7 @@ pub(super) unsafe fn check_medium<V: Vector, const OPEN: bool>(before: V, bytes:
 /// # Safety
 /// As for [`check_medium`].
 #[inline(always)]
-pub(super) unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
+unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
     let p = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature; the first block is `p..p +
     // BLOCK`, and the blocks from `BLOCK` (>= 3) on lie inside `bytes`.
@@ -256,5 +254,159 @@ pub(super) unsafe fn failing_medium_block<V: Vector>(bytes: &[u8]) -> usize {
             return 0;
         }
         failing_block(&k, p, BLOCK, bytes.len())
+    }
+}
+
+// The workers of the ladder's two middle rungs (`crate::ladder`), each compiled
+// into a back end's entry by `crate::ladder::back_end!`: a whole input or a chunk
+// of at most one block ([`block`], [`chunk_block`]), and of at most four
+// ([`medium`], [`chunk_medium`]).
+
+/// The answer `A` for a whole input of at most one block: one zero-padded vector
+/// where the instruction set can load that (AVX-512), else overlapping vectors of
+/// the widest type that fits, else (shorter than the narrowest vector) the scalar
+/// machine.
+///
+/// # Safety
+/// The CPU feature of `V` must be present and `bytes.len() <= BLOCK`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn block<V: Vector, A: Answer>(bytes: &[u8]) -> A {
+    let len = bytes.len();
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(len <= BLOCK) };
+    type N1<V> = <V as Vector>::Narrow;
+    type N2<V> = <N1<V> as Vector>::Narrow;
+    // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
+    // implies those of its narrower vectors; each `check_vectors::<W>` is called
+    // with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
+    unsafe {
+        if len >= V::BYTES {
+            A::of(check_vectors::<V>(bytes), bytes)
+        } else if let Some(this) = V::load_prefix(bytes) {
+            // Shorter than a vector, loaded zero-padded (AVX-512): one vector and
+            // one path for every length, and the zeros after the input cut short
+            // a sequence its end cuts short.
+            A::of(check_short(this), bytes)
+        } else if len >= N1::<V>::BYTES {
+            A::of(check_vectors::<N1<V>>(bytes), bytes)
+        } else if len >= N2::<V>::BYTES {
+            A::of(check_vectors::<N2<V>>(bytes), bytes)
+        } else {
+            A::scalar(bytes)
+        }
+    }
+}
+
+/// The answer `A` for a whole input of more than one block and at most
+/// [`MEDIUM`] bytes, by [`check_medium`]; on an error, the block it is in by
+/// [`failing_medium_block`], for the offset.
+///
+/// # Safety
+/// The CPU feature of `V` must be present and `BLOCK < bytes.len() <= MEDIUM`.
+/// Call it only from a function compiled with that feature.
+#[inline(always)]
+pub(crate) unsafe fn medium<V: Vector, A: Answer>(bytes: &[u8]) -> A {
+    // SAFETY: the caller guarantees the CPU feature and the length.
+    unsafe {
+        core::hint::assert_unchecked(BLOCK < bytes.len() && bytes.len() <= MEDIUM);
+        if check_medium::<V, false>(V::splat(0), bytes) {
+            A::valid(bytes.len())
+        } else if A::OFFSET {
+            A::invalid(bytes, failing_medium_block::<V>(bytes))
+        } else {
+            A::invalid(bytes, 0)
+        }
+    }
+}
+
+/// The state after `state` (not ERROR) followed by `bytes`, a chunk of
+/// `crate::sizes::CHUNK_FROM` to [`BLOCK`] bytes, handed to `end`: one check of
+/// overlapping vectors from the carried state's lead byte, the end left open
+/// ([`chunk_vectors`]), as `crate::chunk::checked_chunk_state` answers it; the
+/// scalar machine's answer where the chunk is too short for a vector of `V`.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `CHUNK_FROM <= bytes.len() <=
+/// BLOCK`. Call it only from a function compiled with that feature.
+#[inline(always)]
+pub(crate) unsafe fn chunk_block<V: Vector, E: ChunkEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(CHUNK_FROM <= bytes.len() && bytes.len() <= BLOCK) };
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the CPU feature; `bytes` is at most one block.
+    match unsafe { chunk_vectors::<V>(state, bytes) } {
+        Some(passed) => end.end(bytes, checked_chunk_state(last, passed)),
+        // SAFETY: the caller guarantees the state and the length.
+        None => unsafe { end.scalar(state, bytes) },
+    }
+}
+
+/// The state after `state` (not ERROR) followed by `bytes`, a chunk of more than
+/// one block and at most [`MEDIUM`] bytes, handed to `end`: [`check_medium`] as for
+/// a whole input, but with the carried state's lead byte before the first block
+/// and the end left open.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, `state` is not ERROR, and `BLOCK <
+/// bytes.len() <= MEDIUM`. Call it only from a function compiled with that feature.
+#[inline(always)]
+pub(crate) unsafe fn chunk_medium<V: Vector, E: ChunkEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(BLOCK < bytes.len() && bytes.len() <= MEDIUM) };
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the CPU feature and the length.
+    let passed = unsafe { check_medium::<V, true>(before::<V>(state), bytes) };
+    end.end(bytes, checked_chunk_state(last, passed))
+}
+
+/// Whether `state` (not ERROR) followed by `bytes` (at most one block) holds
+/// nothing ill-formed, the end aside (`bytes` may end inside a sequence), by one
+/// vector check; `None` for a chunk shorter than the narrowest vector that `V`
+/// cannot load zero-padded, which the caller leaves to the scalar machine.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, and `bytes.len() <= BLOCK`.
+#[inline(always)]
+#[allow(
+    clippy::manual_map,
+    reason = "a closure can be left out of line, compiled without the back end's target feature"
+)]
+unsafe fn chunk_vectors<V: Vector>(state: State, bytes: &[u8]) -> Option<bool> {
+    let len = bytes.len();
+    type N1<V> = <V as Vector>::Narrow;
+    type N2<V> = <N1<V> as Vector>::Narrow;
+    // SAFETY (each arm): the caller guarantees the CPU feature of `V`, which
+    // implies those of its narrower vectors; each `check_vectors_after::<W>` is
+    // called with `W::BYTES <= len`, and `load_prefix` reads only `bytes`.
+    unsafe {
+        if len >= V::BYTES {
+            Some(check_vectors_after::<V, true>(before::<V>(state), bytes))
+        } else if len >= N1::<V>::BYTES {
+            Some(check_vectors_after::<N1<V>, true>(
+                before::<N1<V>>(state),
+                bytes,
+            ))
+        } else if len >= N2::<V>::BYTES {
+            Some(check_vectors_after::<N2<V>, true>(
+                before::<N2<V>>(state),
+                bytes,
+            ))
+        } else if let Some(this) = V::load_prefix(bytes) {
+            // Zero-padded: a sequence the chunk leaves open is cut short by a zero,
+            // which marks the lane after the chunk; only the chunk's lanes count.
+            Some(!short_errors_after(before::<V>(state), this).any_nonzero_in_prefix(len))
+        } else {
+            None
+        }
     }
 }

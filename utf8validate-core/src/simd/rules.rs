@@ -7,7 +7,9 @@
 //! before read from memory or taken from the vector before ([`block_errors`],
 //! [`block_errors_after`]); and the ASCII test of a block ([`is_ascii`]).
 
-use super::vector::{Vector, BLOCK};
+use super::vector::Vector;
+use crate::sizes::BLOCK;
+use crate::state_machine::State;
 
 /// A set of nibble values 0-15, as a bit set.
 type Nibbles = u16;
@@ -150,6 +152,45 @@ pub(crate) static PREV_LOW: [u8; 16] = build_table(Nibble::PrevLow);
 pub(crate) static THIS_HIGH: [u8; 16] = build_table(Nibble::ThisHigh);
 
 /// The pair flags of `(prev, this)` as one lane of the vector code computes them.
+/// The bytes before a chunk carried over in `state`: a vector of zeros with the
+/// state's lead byte ([`State::lead_byte`]) in its last lane, one load from
+/// [`BEFORE`].
+///
+/// # Safety
+/// The CPU feature of `V` must be present.
+#[inline(always)]
+#[allow(
+    clippy::indexing_slicing,
+    reason = "BEFORE has a row per State variant (checked by its type): no check is emitted"
+)]
+pub(super) unsafe fn before<V: Vector>(state: State) -> V {
+    // SAFETY: the load reads the last `BYTES <= BLOCK` bytes of the state's row;
+    // the caller guarantees the CPU feature.
+    unsafe { V::load(BEFORE.0[state as usize].as_ptr().add(BLOCK - V::BYTES)) }
+}
+
+/// For each state (in discriminant order), a block of zeros ending in its lead
+/// byte, for [`before`]; aligned, so that no load from it spans two cache lines.
+#[repr(C, align(64))]
+struct LeadBlocks([[u8; BLOCK]; State::ALL.len()]);
+
+/// See [`LeadBlocks`].
+static BEFORE: LeadBlocks = build_before();
+
+#[allow(
+    clippy::indexing_slicing,
+    reason = "runs only at compile time, for a static's initialiser: an index out of range would fail the build, not panic"
+)]
+const fn build_before() -> LeadBlocks {
+    let mut rows = [[0; BLOCK]; State::ALL.len()];
+    let mut i = 0;
+    while i < rows.len() {
+        rows[i][BLOCK - 1] = State::ALL[i].lead_byte();
+        i += 1;
+    }
+    LeadBlocks(rows)
+}
+
 #[cfg(test)]
 fn pair_flags(prev: u8, this: u8) -> u8 {
     PREV_HIGH[(prev >> 4) as usize]

@@ -9,12 +9,17 @@
 //! ASCII blocks between them only need the block before not to end inside a
 //! sequence.
 
+use super::rules::before;
 use super::rules::{
     block_errors, block_errors_after, block_fine, block_max, ends_inside_lanes, failing_block,
     is_ascii, Constants, FULL, NO_FOUR_BYTE, PAIRS,
 };
-use super::vector::{Vector, BLOCK};
-use crate::sequence::ends_inside_sequence;
+use super::vector::Vector;
+use crate::answer::Answer;
+use crate::chunk::{checked_chunk_state, ChunkEnd};
+use crate::sequence::{ends_inside_sequence, open_state};
+use crate::sizes::{BLOCK, MEDIUM};
+use crate::state_machine::State;
 
 /// Inputs at least this long are read in 64-byte aligned blocks after the first.
 const ALIGN_FROM: usize = 16 * BLOCK;
@@ -47,7 +52,7 @@ pub(super) const PREFETCH_DISTANCE: usize = 8 * BLOCK;
 /// # Safety
 /// The CPU feature of `V` must be present, and `bytes.len() > BLOCK`.
 #[inline(always)]
-pub(super) unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
+unsafe fn leading_ascii<V: Vector>(bytes: &[u8]) -> Option<usize> {
     let len = bytes.len();
     let start = bytes.as_ptr();
     // SAFETY: the caller guarantees the CPU feature; both `is_ascii` read one
@@ -126,15 +131,15 @@ pub(super) unsafe fn skip_ascii<V: Vector>(bytes: &[u8], mut at: usize) -> usize
 /// `before` is the vector before the input (zeros for a whole input; the carried
 /// sequence's lead byte in the last lane for a chunk of data), which only
 /// the first block looks at; with `OPEN`, an input that ends inside a sequence
-/// passes (see `super::route::check_chunk`).
+/// passes (see `chunk_long`).
 ///
 /// # Safety
-/// The CPU feature of `V` must be present, `bytes.len() > plain::MEDIUM` (the last block
+/// The CPU feature of `V` must be present, `bytes.len() > MEDIUM` (the last block
 /// then starts far enough in to read the three bytes before it), and `at` is what
 /// [`leading_ascii`] answered for `bytes` (or 0). Call it only from a function
 /// compiled with that feature, so that this body is inlined and compiled with it.
 #[inline(always)]
-pub(super) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
+unsafe fn check_tiered<V: Vector, const OPEN: bool>(
     bytes: &[u8],
     mut at: usize,
     before: V,
@@ -187,7 +192,7 @@ pub(super) unsafe fn check_tiered<V: Vector, const OPEN: bool>(
                 }
                 return None;
             }
-            // In bounds: from = len - BLOCK > plain::MEDIUM - BLOCK >= 3, and
+            // In bounds: from = len - BLOCK > MEDIUM - BLOCK >= 3, and
             // from + BLOCK = len.
             if block_errors::<V, FULL>(&k, start.add(from)).any_nonzero() {
                 return Some(from);
@@ -394,5 +399,74 @@ unsafe fn window_max<V: Vector>(q: *const u8) -> V {
             most = most.max(V::load(from.add(i * V::BYTES)));
         }
         most.max(V::load(q.add(BLOCK - V::BYTES)))
+    }
+}
+
+// The workers of the ladder's top rung (`crate::ladder`), each compiled into a
+// back end's entry by `crate::ladder::back_end!`: a whole input ([`long`]) or a
+// chunk ([`chunk_long`]) of more than `crate::sizes::MEDIUM` bytes.
+
+/// The answer `A` for a whole input of more than [`MEDIUM`] bytes: its leading
+/// ASCII skipped ([`leading_ascii`]), then the tiered loop ([`check_tiered`]).
+///
+/// # Safety
+/// The CPU feature of `V` must be present and `bytes.len() > MEDIUM`. Call it only
+/// from a function compiled with that feature, so that this body is inlined and
+/// compiled with it.
+#[inline(always)]
+pub(crate) unsafe fn long<V: Vector, A: Answer>(bytes: &[u8]) -> A {
+    // SAFETY: the caller guarantees the CPU feature and the length.
+    unsafe {
+        core::hint::assert_unchecked(bytes.len() > MEDIUM);
+        let Some(at) = leading_ascii::<V>(bytes) else {
+            return A::valid(bytes.len());
+        };
+        match check_tiered::<V, false>(bytes, at, V::splat(0)) {
+            None => A::valid(bytes.len()),
+            Some(passed) => A::invalid(bytes, passed),
+        }
+    }
+}
+
+/// The state after `state` (not ERROR) followed by `bytes`, a chunk of more than
+/// [`MEDIUM`] bytes, handed to `end`: as for a whole input, but with the carried
+/// state's lead byte before the first block and the end left open.
+///
+/// # Safety
+/// The CPU feature of `V` must be present, `state` is not ERROR and `bytes.len() >
+/// MEDIUM`. Call it only from a function compiled with that feature.
+#[inline(always)]
+pub(crate) unsafe fn chunk_long<V: Vector, E: ChunkEnd>(
+    state: State,
+    bytes: &[u8],
+    end: E,
+) -> E::Output {
+    // SAFETY: the caller guarantees the length.
+    unsafe { core::hint::assert_unchecked(bytes.len() > MEDIUM) };
+    let last = open_state(bytes);
+    // SAFETY: the caller guarantees the CPU feature and the length.
+    let passed = unsafe { open_tiered::<V>(state, bytes) };
+    end.end(bytes, checked_chunk_state(last, passed))
+}
+
+/// The check of [`chunk_long`]: its leading ASCII, then the tiered loop.
+///
+/// # Safety
+/// As for [`chunk_long`].
+#[inline(always)]
+unsafe fn open_tiered<V: Vector>(state: State, bytes: &[u8]) -> bool {
+    // SAFETY: the caller guarantees the CPU feature and `MEDIUM < len`.
+    unsafe {
+        let before = before::<V>(state);
+        // The leading ASCII whatever the state (a branch on the state would
+        // mispredict whenever it changes): ASCII right after a carried sequence
+        // is wrong, and a carried sequence's continuation bytes are not ASCII, so
+        // the state matters only when the chunk starts with ASCII.
+        let at = match leading_ascii::<V>(bytes) {
+            None => return state == State::Start,
+            Some(at) if at > 0 && state != State::Start => return false,
+            Some(at) => at,
+        };
+        check_tiered::<V, true>(bytes, at, before).is_none()
     }
 }

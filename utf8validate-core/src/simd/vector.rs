@@ -1,7 +1,6 @@
 //! The one abstraction over instruction sets: a SIMD register of bytes.
 
-/// Bytes per block: the unit of the ASCII fast path and of the error checks.
-pub(crate) const BLOCK: usize = 64;
+use crate::sizes::BLOCK;
 
 /// One SIMD register of bytes, with the handful of operations the algorithm needs.
 ///

@@ -1,4 +1,4 @@
-//! The NEON back end: [`crate::simd::route::check`] on 16-byte vectors, four per block.
+//! The NEON back end: the ladder's workers (`crate::ladder`) on 16-byte vectors, four per block.
 //! `tbl` does the table lookups and `ext` the byte shifts.
 
 use core::arch::aarch64::*;
@@ -117,11 +117,10 @@ impl Vector for V16 {
     }
 }
 
-/// True iff this CPU can run [`first_error`] and [`validate`]: always, as this
+/// True iff this CPU can run this back end (its instruction set, and the
+/// operating system's support for its registers). always, as this
 /// module is only compiled for targets that enable NEON (every aarch64 target with
 /// an operating system: Linux, Android, Apple, Windows).
 pub(crate) fn available() -> bool {
     true
 }
-
-crate::simd::route::entry_points!("neon", V16, "neon", "NEON");

@@ -1,4 +1,4 @@
-//! The AVX2 back end: [`crate::simd::route::check`] on 32-byte vectors, two per block.
+//! The AVX2 back end: the ladder's workers (`crate::ladder`) on 32-byte vectors, two per block.
 
 use super::arch::*;
 
@@ -129,11 +129,10 @@ impl Vector for V32 {
     }
 }
 
-/// True iff this CPU can run [`first_error`] and [`validate`].
+/// True iff this CPU can run this back end (its instruction set, and the
+/// operating system's support for its registers).
 pub(crate) fn available() -> bool {
     cpuid_avx2::get()
 }
 
 cpufeatures::new!(cpuid_avx2, "avx2");
-
-crate::simd::route::entry_points!("avx2", V32, "avx2", "AVX2");

@@ -1,4 +1,4 @@
-//! The AVX-512 back end: [`crate::simd::route::check`] on 64-byte vectors, one per block.
+//! The AVX-512 back end: the ladder's workers (`crate::ladder`) on 64-byte vectors, one per block.
 //! Needs AVX-512F, AVX-512BW (byte saturating subtraction, byte masks, masked byte
 //! loads) and AVX-512VBMI: its `vpermb` looks bytes up in a 64-entry table using
 //! only the low 6 bits of each index, so with the 16-entry table repeated four
@@ -184,16 +184,10 @@ impl Vector for V64 {
     }
 }
 
-/// True iff this CPU can run [`first_error`] and [`validate`].
+/// True iff this CPU can run this back end (its instruction set, and the
+/// operating system's support for its registers).
 pub(crate) fn available() -> bool {
     cpuid_avx512::get()
 }
 
 cpufeatures::new!(cpuid_avx512, "avx512f", "avx512bw", "avx512vbmi");
-
-crate::simd::route::entry_points!(
-    "avx512",
-    V64,
-    "avx512f,avx512bw,avx512vbmi",
-    "AVX-512F, AVX-512BW and AVX-512VBMI"
-);

@@ -1,4 +1,4 @@
-//! The SSSE3 back end: [`crate::simd::route::check`] on 16-byte vectors, four per block,
+//! The SSSE3 back end: the ladder's workers (`crate::ladder`) on 16-byte vectors, four per block,
 //! for x86 CPUs without AVX2. `pshufb` (SSSE3) does the table lookups and
 //! `palignr` (SSSE3) the byte shifts; everything else is SSE2.
 
@@ -124,11 +124,10 @@ impl Vector for V16 {
     }
 }
 
-/// True iff this CPU can run [`first_error`] and [`validate`].
+/// True iff this CPU can run this back end (its instruction set, and the
+/// operating system's support for its registers).
 pub(crate) fn available() -> bool {
     cpuid_ssse3::get()
 }
 
 cpufeatures::new!(cpuid_ssse3, "ssse3");
-
-crate::simd::route::entry_points!("ssse3", V16, "ssse3", "SSSE3");
