@@ -150,7 +150,8 @@ const PIECE: usize = 256;
 /// use utf8validate_core::{percent::check_percent, ErrorKind};
 /// assert_eq!(check_percent(b"q=caf%C3%A9&x=1"), Ok(11));
 /// let err = check_percent(b"q=%C0%AF").unwrap_err();   // overlong '/'
-/// assert_eq!((err.error.offset, err.error.length, err.error.kind), (2, 1, ErrorKind::Overlong));
+/// let e = err.error;
+/// assert_eq!((e.valid_up_to(), e.error_len(), e.kind()), (2, Some(1), ErrorKind::Overlong));
 /// assert_eq!((err.raw_offset, err.raw_length), (2, 3));
 /// ```
 pub fn check_percent(raw: &[u8]) -> Result<usize, PercentError> {

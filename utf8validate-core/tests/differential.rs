@@ -25,9 +25,10 @@ fn assert_agrees(bytes: &[u8]) {
     match (check(bytes), want) {
         (Ok(()), None) => {}
         (Err(e), Some((offset, len))) => {
-            assert_eq!(e.offset, offset, "check offset on {bytes:02x?}");
+            assert_eq!(e.valid_up_to(), offset, "check offset on {bytes:02x?}");
+            assert_eq!(e.error_len(), len, "check error_len on {bytes:02x?}");
             assert_eq!(
-                e.length,
+                e.subpart_len(),
                 len.unwrap_or(bytes.len() - offset),
                 "check length on {bytes:02x?}"
             );

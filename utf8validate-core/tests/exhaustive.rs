@@ -8,7 +8,8 @@ mod oracle;
 
 use oracle::{draft_class, rfc_first_error, std_error};
 use utf8validate_core::{
-    byte_class, check, first_error, next_state, valid_up_to, validate, validate_entry_point, State,
+    byte_class, check, first_error, next_state, valid_up_to, validate, validate_entry_point,
+    ErrorKind, State,
 };
 
 fn assert_agrees(bytes: &[u8]) {
@@ -49,9 +50,15 @@ fn assert_agrees(bytes: &[u8]) {
     }
     if let (Err(e), Some((_, len))) = (check(bytes), std) {
         assert_eq!(
-            e.length,
-            len.unwrap_or(bytes.len() - e.offset),
-            "{bytes:02x?}: length"
+            e.subpart_len(),
+            len.unwrap_or(bytes.len() - e.valid_up_to()),
+            "{bytes:02x?}: subpart_len"
+        );
+        assert_eq!(
+            e.kind() == ErrorKind::Truncated,
+            len.is_none(),
+            "{bytes:02x?}: kind {:?}",
+            e.kind()
         );
     }
 }
