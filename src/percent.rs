@@ -56,10 +56,10 @@ pub unsafe extern "C" fn utf8_check_percent(
         ),
         Some(Err(e)) => (
             false,
-            CUtf8Error::from(e.error),
+            CUtf8Error::from(e.utf8_error()),
             Span {
-                start: e.raw_offset,
-                end: e.raw_offset + e.raw_length,
+                start: e.raw_offset(),
+                end: e.raw_offset() + e.raw_len(),
             },
         ),
         None => (false, CUtf8Error::UNREADABLE, Span { start: 0, end: 0 }),

@@ -1,6 +1,7 @@
-//! The Rust API as a user takes it: `Utf8Error` is a standard error (`Display`,
-//! `core::error::Error`, `?` into `Box<dyn Error>`), with std's accessors, and the
-//! public types have the traits users expect of plain data.
+//! The Rust API as a user takes it: `Utf8Error` and `PercentError` are standard
+//! errors (`Display`, `core::error::Error`, `?` into `Box<dyn Error>`), `Utf8Error`
+//! with std's accessors; and the public types have the traits users expect of plain
+//! data.
 //!
 //! The expected texts are written out here by hand, not produced by the code under
 //! test.
@@ -8,7 +9,9 @@
 use std::collections::HashSet;
 use std::hash::Hash;
 
-use utf8validate_core::{check, ErrorKind, Rendered, State, Stream, Utf8Error};
+use utf8validate_core::{
+    check, check_percent, ErrorKind, PercentError, Rendered, State, Stream, Utf8Error,
+};
 
 /// For each kind, an input whose first error is of that kind, and the exact
 /// `Display` text of that error. Offsets and lengths differ in every case, so a
@@ -111,6 +114,45 @@ fn display_of_every_kind_and_of_large_numbers() {
     assert_eq!(format!("{e:>5}"), e.to_string());
 }
 
+/// `PercentError`: its accessors, its text, and `?` into a boxed error.
+#[test]
+fn percent_error_is_a_standard_error() {
+    // "a%E2%82" then "b": E2 82 is cut short by 'b' (decoded offset 1, raw 1..7).
+    let e = check_percent(b"a%E2%82b").unwrap_err();
+    let u = e.utf8_error();
+    assert_eq!(
+        (u.valid_up_to(), u.error_len(), u.kind()),
+        (1, Some(2), ErrorKind::MissingContinuation)
+    );
+    assert_eq!((e.raw_offset(), e.raw_len()), (1, 6));
+    assert_eq!(
+        e.to_string(),
+        "ill-formed UTF-8 at byte offset 1 of the decoded text (raw bytes 1..7): \
+         missing continuation byte (maximal subpart of 2 bytes)"
+    );
+    // Cut short by the end: no `error_len`, and the raw bytes to the end.
+    let e = check_percent(b"x=%F0%9F%98").unwrap_err();
+    assert_eq!(e.utf8_error().error_len(), None);
+    assert_eq!(e.utf8_error().subpart_len(), 3);
+    assert_eq!((e.raw_offset(), e.raw_len()), (2, 9));
+
+    fn decoded_len(raw: &[u8]) -> Result<usize, Box<dyn core::error::Error>> {
+        Ok(check_percent(raw)?)
+    }
+    assert_eq!(decoded_len(b"%C3%A9").unwrap(), 2);
+    let boxed = decoded_len(b"%FF").unwrap_err();
+    assert_eq!(
+        boxed.to_string(),
+        "ill-formed UTF-8 at byte offset 0 of the decoded text (raw bytes 0..3): \
+         byte never used in UTF-8 (maximal subpart of 1 byte)"
+    );
+    assert!(boxed.source().is_none());
+    assert_eq!(
+        boxed.downcast_ref::<PercentError>(),
+        Some(&check_percent(b"%FF").unwrap_err())
+    );
+}
+
 #[test]
 fn the_stream_error_displays_as_the_one_shot_error() {
     let mut s = Stream::new();
@@ -210,6 +252,7 @@ fn plain_data<T: Copy + Clone + Eq + Hash + core::fmt::Debug + Send + Sync + 'st
 #[test]
 fn public_types_are_plain_data() {
     plain_data::<Utf8Error>();
+    plain_data::<PercentError>();
     plain_data::<ErrorKind>();
     plain_data::<State>();
     plain_data::<Rendered>();
