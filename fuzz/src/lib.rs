@@ -99,6 +99,17 @@ pub fn check_one_shot(data: &[u8]) {
         expected_check(data),
         "check"
     );
+    // `from_utf8` in std's shape: std's `Ok` slice, or std's `valid_up_to` and
+    // `error_len`.
+    match (utf8validate_core::from_utf8(data), std::str::from_utf8(data)) {
+        (Ok(got), Ok(want)) => assert!(std::ptr::eq(got, want), "from_utf8: another slice"),
+        (Err(e), Err(s)) => assert_eq!(
+            (e.valid_up_to(), e.error_len()),
+            (s.valid_up_to(), s.error_len()),
+            "from_utf8"
+        ),
+        (got, want) => panic!("from_utf8 gave {got:?}, std gave {want:?}"),
+    }
     assert_eq!(
         utf8validate_core::validate_chunk(State::Start, data),
         expected_state(data),

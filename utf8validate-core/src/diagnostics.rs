@@ -154,9 +154,9 @@ impl core::fmt::Display for ErrorKind {
     }
 }
 
-/// The error of [`check`] and [`Stream::finish`](crate::Stream::finish): where the
-/// first ill-formed sequence is, how long its maximal subpart is (Unicode §3.9), and
-/// why it is ill-formed.
+/// The error of [`from_utf8`](crate::from_utf8), [`check`] and
+/// [`Stream::finish`](crate::Stream::finish): where the first ill-formed sequence
+/// is, how long its maximal subpart is (Unicode §3.9), and why it is ill-formed.
 ///
 /// The shape of std's [`core::str::Utf8Error`]: the fields are private, and
 /// [`valid_up_to`](Self::valid_up_to) and [`error_len`](Self::error_len) answer as
@@ -215,14 +215,14 @@ impl core::fmt::Display for Utf8Error {
 /// layer's.
 ///
 /// ```
-/// use utf8validate_core::check;
+/// use utf8validate_core::from_utf8;
 ///
-/// fn title(raw: &[u8]) -> Result<&[u8], Box<dyn core::error::Error>> {
-///     check(raw)?; // Utf8Error → Box<dyn Error>
-///     Ok(raw.split(|&b| b == b'\n').next().unwrap_or(raw))
+/// fn title(raw: &[u8]) -> Result<&str, Box<dyn core::error::Error>> {
+///     let text = from_utf8(raw)?; // Utf8Error → Box<dyn Error>
+///     Ok(text.lines().next().unwrap_or(text))
 /// }
 ///
-/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café".as_bytes());
+/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café");
 /// assert!(title(b"Caf\xC3").is_err());
 /// ```
 impl core::error::Error for Utf8Error {}
@@ -235,8 +235,9 @@ impl core::error::Error for Utf8Error {}
 /// sequence (everything before it is well-formed),
 /// [`error_len`](Utf8Error::error_len) its maximal subpart as std gives it (Unicode
 /// §3.9: 1-3 bytes; `None` for [`ErrorKind::Truncated`]) and
-/// [`kind`](Utf8Error::kind) why (see [`ErrorKind`]). Thread-safe, allocation-free,
-/// reads only `bytes`.
+/// [`kind`](Utf8Error::kind) why (see [`ErrorKind`]). [`from_utf8`](crate::from_utf8)
+/// is the same check returning the `&str`. Thread-safe, allocation-free, reads only
+/// `bytes`.
 ///
 /// ```
 /// use utf8validate_core::{check, ErrorKind};

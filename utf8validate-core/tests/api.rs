@@ -1,7 +1,7 @@
-//! The Rust API as a user takes it: `Utf8Error` and `PercentError` are standard
-//! errors (`Display`, `core::error::Error`, `?` into `Box<dyn Error>`), `Utf8Error`
-//! with std's accessors; and the public types have the traits users expect of plain
-//! data.
+//! The Rust API as a user takes it: `from_utf8` and `from_utf8_mut` in std's shape;
+//! `Utf8Error` and `PercentError` are standard errors (`Display`,
+//! `core::error::Error`, `?` into `Box<dyn Error>`), `Utf8Error` with std's
+//! accessors; and the public types have the traits users expect of plain data.
 //!
 //! The expected texts are written out here by hand, not produced by the code under
 //! test.
@@ -10,7 +10,8 @@ use std::collections::HashSet;
 use std::hash::Hash;
 
 use utf8validate_core::{
-    check, check_percent, ErrorKind, PercentError, Rendered, State, Stream, Utf8Error,
+    check, check_percent, from_utf8, from_utf8_mut, ErrorKind, PercentError, Rendered, State,
+    Stream, Utf8Error,
 };
 
 /// For each kind, an input whose first error is of that kind, and the exact
@@ -112,6 +113,49 @@ fn display_of_every_kind_and_of_large_numbers() {
     );
     // Formatting flags do not garble it.
     assert_eq!(format!("{e:>5}"), e.to_string());
+}
+
+/// `from_utf8` and `from_utf8_mut` as a user switching from std writes them: the
+/// string on success, std's `valid_up_to` and `error_len` on failure (written out
+/// here), and `?` into a boxed error.
+#[test]
+fn from_utf8_in_std_shape() {
+    assert_eq!(from_utf8(b""), Ok(""));
+    assert_eq!(from_utf8("naïve €😀".as_bytes()), Ok("naïve €😀"));
+    /// An input, and its error's `valid_up_to`, `error_len`, `subpart_len`, `kind`.
+    type Case = (&'static [u8], usize, Option<usize>, usize, ErrorKind);
+    let cases: [Case; 6] = [
+        (b"ab\x80", 2, Some(1), 1, ErrorKind::UnexpectedContinuation),
+        (b"a\xE2\x82A", 1, Some(2), 2, ErrorKind::MissingContinuation),
+        (b"abcd\xF0\x9F\x98", 4, None, 3, ErrorKind::Truncated),
+        (b"\xE0\x80\xAF", 0, Some(1), 1, ErrorKind::Overlong),
+        (b"\xC3\xA9\xED\xBF\xBF", 2, Some(1), 1, ErrorKind::Surrogate),
+        (b"\xF4\x8F\xBF", 0, None, 3, ErrorKind::Truncated),
+    ];
+    for (input, valid_up_to, error_len, subpart_len, kind) in cases {
+        let e = from_utf8(input).unwrap_err();
+        assert_eq!(
+            (e.valid_up_to(), e.error_len(), e.subpart_len(), e.kind()),
+            (valid_up_to, error_len, subpart_len, kind),
+            "{input:02X?}"
+        );
+        let mut copy = input.to_vec();
+        assert_eq!(from_utf8_mut(&mut copy), Err(e));
+    }
+    let mut bytes = *b"caf\xC3\xA9";
+    let text = from_utf8_mut(&mut bytes).unwrap();
+    text.make_ascii_uppercase();
+    assert_eq!(text, "CAFé");
+    assert_eq!(&bytes, b"CAF\xC3\xA9");
+
+    fn first_word(raw: &[u8]) -> Result<&str, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(from_utf8(raw)?.split(' ').next().unwrap_or(""))
+    }
+    assert_eq!(first_word("été chaud".as_bytes()).unwrap(), "été");
+    assert_eq!(
+        first_word(b"\xC0\xAF").unwrap_err().to_string(),
+        "ill-formed UTF-8 at byte offset 0: overlong form (maximal subpart of 1 byte)"
+    );
 }
 
 /// `PercentError`: its accessors, its text, and `?` into a boxed error.
