@@ -3,7 +3,8 @@
 
 use core::ffi::c_char;
 
-use utf8validate_core::{ErrorKind, Utf8Error};
+use crate::error::CUtf8Error;
+use utf8validate_core::Utf8Error;
 
 /// The bytes `[buf, buf + len)`, or `None` for a `NULL` `buf` with `len > 0`.
 ///
@@ -22,7 +23,7 @@ pub(crate) unsafe fn input<'a>(buf: *const c_char, len: usize) -> Option<&'a [u8
 
 /// Stores the outcome of a check in `*err` (unless `err` is NULL) and returns the
 /// verdict: `Ok` at `end` (the length checked) becomes `{end, 0, NONE}`, an error is
-/// stored as it is, and `None` (a NULL input that could not be read) becomes
+/// stored in its C shape, and `None` (a NULL input that could not be read) becomes
 /// `{0, 0, INVALID_BYTE}`, the documented answer for NULL with a non-zero length.
 ///
 /// # Safety
@@ -30,26 +31,12 @@ pub(crate) unsafe fn input<'a>(buf: *const c_char, len: usize) -> Option<&'a [u8
 pub(crate) unsafe fn store_outcome(
     outcome: Option<Result<(), Utf8Error>>,
     end: usize,
-    err: *mut Utf8Error,
+    err: *mut CUtf8Error,
 ) -> bool {
     let (ok, detail) = match outcome {
-        Some(Ok(())) => (
-            true,
-            Utf8Error {
-                offset: end,
-                length: 0,
-                kind: ErrorKind::None,
-            },
-        ),
-        Some(Err(e)) => (false, e),
-        None => (
-            false,
-            Utf8Error {
-                offset: 0,
-                length: 0,
-                kind: ErrorKind::InvalidByte,
-            },
-        ),
+        Some(Ok(())) => (true, CUtf8Error::none(end)),
+        Some(Err(e)) => (false, CUtf8Error::from(e)),
+        None => (false, CUtf8Error::UNREADABLE),
     };
     if !err.is_null() {
         // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable

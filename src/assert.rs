@@ -190,8 +190,8 @@ unsafe fn failure_of(buf: *const c_void, len: usize) -> Option<Failure> {
     match unsafe { input(buf.cast::<c_char>(), len) } {
         None => Some(Failure::NullBuffer { len }),
         Some(bytes) => check(bytes).err().map(|e| Failure::Invalid {
-            offset: e.offset,
-            kind: e.kind,
+            offset: e.valid_up_to(),
+            kind: e.kind(),
         }),
     }
 }
@@ -207,8 +207,8 @@ unsafe fn failure_of_cstr(s: *const c_char) -> Option<Failure> {
     // SAFETY: `s` is non-NULL and the caller guarantees it is NUL-terminated.
     let bytes = unsafe { CStr::from_ptr(s) }.to_bytes();
     check(bytes).err().map(|e| Failure::Invalid {
-        offset: e.offset,
-        kind: e.kind,
+        offset: e.valid_up_to(),
+        kind: e.kind(),
     })
 }
 

@@ -3,7 +3,8 @@
 use core::ffi::c_char;
 
 use crate::args::{input, store_outcome};
-use utf8validate_core::{check, ErrorKind, Utf8Error};
+use crate::error::{CErrorKind, CUtf8Error};
+use utf8validate_core::check;
 
 /// A `utf8_error_kind` as C passes it: any 32-bit value, of which only 0-7 name a
 /// kind (same reasoning as `StateArg`). The header names it `utf8_error_kind`.
@@ -33,7 +34,7 @@ pub struct ErrorKindArg(pub u32);
 /// Unless it is NULL, `buf` must point to at least `len` readable bytes, and unless
 /// it is NULL, `err` must point to a writable `utf8_error`.
 #[no_mangle]
-pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Utf8Error) -> bool {
+pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut CUtf8Error) -> bool {
     // SAFETY: forwarded caller contract (`buf` readable for `len` bytes, `err`
     // writable when non-NULL).
     unsafe {
@@ -52,9 +53,9 @@ pub unsafe extern "C" fn utf8_check(buf: *const c_char, len: usize, err: *mut Ut
 /// - Thread-safe; allocates nothing.
 #[no_mangle]
 pub extern "C" fn utf8_error_kind_name(kind: ErrorKindArg) -> *const c_char {
-    let text = match ErrorKind::from_raw(kind.0) {
-        Some(k) => k.name_nul(),
-        None => "unknown\0",
+    let text: &[u8] = match CErrorKind::from_raw(kind.0) {
+        Some(k) => k.name(),
+        None => b"unknown\0",
     };
     text.as_ptr().cast::<c_char>()
 }
@@ -71,9 +72,9 @@ pub extern "C" fn utf8_error_kind_name(kind: ErrorKindArg) -> *const c_char {
 /// - Thread-safe; allocates nothing.
 #[no_mangle]
 pub extern "C" fn utf8_error_kind_message(kind: ErrorKindArg) -> *const c_char {
-    let text = match ErrorKind::from_raw(kind.0) {
-        Some(k) => k.message_nul(),
-        None => "The value is not a utf8_error_kind.\0",
+    let text: &[u8] = match CErrorKind::from_raw(kind.0) {
+        Some(k) => k.message(),
+        None => b"The value is not a utf8_error_kind.\0",
     };
     text.as_ptr().cast::<c_char>()
 }

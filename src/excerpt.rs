@@ -4,8 +4,8 @@
 use core::ffi::c_char;
 
 use crate::args::input;
-use utf8validate_core::excerpt::{around, prefix};
-use utf8validate_core::{ErrorKind, Utf8Error};
+use crate::error::CUtf8Error;
+use utf8validate_core::excerpt::{around_subpart, prefix};
 
 /// A range of byte offsets, `[start, end)`: the bytes `buf + start` up to but not
 /// including `buf + end`.
@@ -61,7 +61,7 @@ pub unsafe extern "C" fn utf8_truncate(buf: *const c_char, len: usize, max: usiz
 pub unsafe extern "C" fn utf8_error_context(
     buf: *const c_char,
     len: usize,
-    err: *const Utf8Error,
+    err: *const CUtf8Error,
     context: usize,
 ) -> Span {
     // SAFETY: forwarded caller contract.
@@ -72,8 +72,7 @@ pub unsafe extern "C" fn utf8_error_context(
         return Span { start: 0, end: 0 };
     }
     // Only the offset and the length are read: a C caller may have put any value in
-    // `kind`, which is not a valid Rust `ErrorKind` then, so `*err` is never read
-    // whole.
+    // `kind`, which is not a valid `CErrorKind` then, so `*err` is never read whole.
     // SAFETY: `err` is non-NULL and points to a readable `utf8_error` (caller
     // contract); `addr_of!` reads the two fields without a reference to the struct.
     let (offset, length) = unsafe {
@@ -82,12 +81,7 @@ pub unsafe extern "C" fn utf8_error_context(
             core::ptr::addr_of!((*err).length).read(),
         )
     };
-    let subpart = Utf8Error {
-        offset,
-        length,
-        kind: ErrorKind::None,
-    };
-    let window = around(bytes, &subpart, context);
+    let window = around_subpart(bytes, offset..offset.saturating_add(length), context);
     Span {
         start: window.start,
         end: window.end,

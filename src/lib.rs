@@ -50,6 +50,8 @@ extern crate std;
 compile_error!("libutf8validate must be built with panic = \"abort\" (see Cargo.toml's profiles)");
 
 mod args;
+mod error;
+pub use error::*;
 mod validate;
 pub use validate::*;
 mod state_machine;

@@ -4,9 +4,9 @@ use core::ffi::c_char;
 use core::mem::MaybeUninit;
 
 use crate::args::input;
+use crate::error::CUtf8Error;
 use crate::excerpt::Span;
 use utf8validate_core::percent::{check_percent, decode_uninit};
-use utf8validate_core::{ErrorKind, Utf8Error};
 
 /// Checks whether percent-encoded text (a URL path or query argument, a form field:
 /// RFC 3986 section 2.1) decodes to well-formed UTF-8 (RFC 3629 section 4), without
@@ -40,7 +40,7 @@ use utf8validate_core::{ErrorKind, Utf8Error};
 pub unsafe extern "C" fn utf8_check_percent(
     buf: *const c_char,
     len: usize,
-    err: *mut Utf8Error,
+    err: *mut CUtf8Error,
     raw: *mut Span,
 ) -> bool {
     // SAFETY: forwarded caller contract.
@@ -48,11 +48,7 @@ pub unsafe extern "C" fn utf8_check_percent(
     let (ok, detail, span) = match outcome {
         Some(Ok(decoded)) => (
             true,
-            Utf8Error {
-                offset: decoded,
-                length: 0,
-                kind: ErrorKind::None,
-            },
+            CUtf8Error::none(decoded),
             Span {
                 start: len,
                 end: len,
@@ -60,21 +56,13 @@ pub unsafe extern "C" fn utf8_check_percent(
         ),
         Some(Err(e)) => (
             false,
-            e.error,
+            CUtf8Error::from(e.utf8_error()),
             Span {
-                start: e.raw_offset,
-                end: e.raw_offset + e.raw_length,
+                start: e.raw_offset(),
+                end: e.raw_offset() + e.raw_len(),
             },
         ),
-        None => (
-            false,
-            Utf8Error {
-                offset: 0,
-                length: 0,
-                kind: ErrorKind::InvalidByte,
-            },
-            Span { start: 0, end: 0 },
-        ),
+        None => (false, CUtf8Error::UNREADABLE, Span { start: 0, end: 0 }),
     };
     if !err.is_null() {
         // SAFETY: `err` is non-NULL and the caller guarantees it points to a writable

@@ -3,7 +3,8 @@
 use core::ffi::c_char;
 
 use crate::args::{input, store_outcome};
-use utf8validate_core::{Stream, Utf8Error};
+use crate::error::CUtf8Error;
+use utf8validate_core::Stream;
 
 /// Prepares `*s` to check a new input that will arrive in chunks: the stream is at
 /// offset 0 with nothing pending and no error. Call it before the first
@@ -98,7 +99,7 @@ pub unsafe extern "C" fn utf8_stream_feed(s: *mut Stream, buf: *const c_char, le
 /// `utf8_stream_init` (or zero-filled) and not being fed concurrently; unless it is
 /// NULL, `err` must point to a writable `utf8_error`.
 #[no_mangle]
-pub unsafe extern "C" fn utf8_stream_finish(s: *const Stream, err: *mut Utf8Error) -> bool {
+pub unsafe extern "C" fn utf8_stream_finish(s: *const Stream, err: *mut CUtf8Error) -> bool {
     // SAFETY: when non-NULL, the caller guarantees `s` points to an initialised
     // `Stream` that no one writes during this call, and `err` is writable.
     unsafe {

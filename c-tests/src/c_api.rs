@@ -2,14 +2,60 @@
 //! `cargo build` made (`libutf8validate.so`, loaded with `dlopen`): the same calls a
 //! C program makes, on the same artifact. Each function here has the C function's
 //! name and arguments; `utf8_state` and `utf8_error_kind` are passed as their `u32`
-//! values, and `utf8_error` and `utf8_stream` are the Rust crate's `#[repr(C)]`
-//! types, which the header declares.
+//! values, `utf8_stream` is the Rust crate's `#[repr(C)]` `Stream`, which the header
+//! declares, and `utf8_error` is [`CError`], written here from the header.
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
 
 use libloading::Library;
-use utf8validate_core::{Stream, Utf8Error};
+use utf8validate_core::Stream;
+
+/// `utf8_error` as the header declares it, with `kind` as the value of its
+/// `utf8_error_kind` (so that whatever a function stores can be read). The C
+/// library's own type is not a Rust dependency (the library is built as a `cdylib`
+/// and a `staticlib` only); `tests/example.rs` checks this one against the header.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CError {
+    /// Byte offset of the first ill-formed sequence.
+    pub offset: usize,
+    /// Length of its maximal subpart.
+    pub length: usize,
+    /// Its `utf8_error_kind` (see [`kind`]).
+    pub kind: u32,
+}
+
+impl CError {
+    /// The struct with these fields.
+    pub const fn new(offset: usize, length: usize, kind: u32) -> CError {
+        CError {
+            offset,
+            length,
+            kind,
+        }
+    }
+}
+
+/// The values of `utf8_error_kind`, as the header declares them.
+pub mod kind {
+    /// `UTF8_ERROR_NONE`
+    pub const NONE: u32 = 0;
+    /// `UTF8_ERROR_UNEXPECTED_CONTINUATION`
+    pub const UNEXPECTED_CONTINUATION: u32 = 1;
+    /// `UTF8_ERROR_MISSING_CONTINUATION`
+    pub const MISSING_CONTINUATION: u32 = 2;
+    /// `UTF8_ERROR_TRUNCATED`
+    pub const TRUNCATED: u32 = 3;
+    /// `UTF8_ERROR_OVERLONG`
+    pub const OVERLONG: u32 = 4;
+    /// `UTF8_ERROR_SURROGATE`
+    pub const SURROGATE: u32 = 5;
+    /// `UTF8_ERROR_TOO_LARGE`
+    pub const TOO_LARGE: u32 = 6;
+    /// `UTF8_ERROR_INVALID_BYTE`
+    pub const INVALID_BYTE: u32 = 7;
+}
 
 macro_rules! c_functions {
     ($($name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
@@ -61,7 +107,7 @@ c_functions! {
     utf8_byte_class(byte: u8) -> u8;
     utf8_next_state(state: u32, byte: u8) -> u32;
     utf8_validate_chunk(state: u32, buf: *const c_char, len: usize) -> u32;
-    utf8_check(buf: *const c_char, len: usize, err: *mut Utf8Error) -> bool;
+    utf8_check(buf: *const c_char, len: usize, err: *mut CError) -> bool;
     utf8_error_kind_name(kind: u32) -> *const c_char;
     utf8_error_kind_message(kind: u32) -> *const c_char;
     utf8validate_version() -> *const c_char;
@@ -79,7 +125,7 @@ c_functions! {
     ) -> bool;
     utf8_stream_init(s: *mut Stream);
     utf8_stream_feed(s: *mut Stream, buf: *const c_char, len: usize) -> bool;
-    utf8_stream_finish(s: *const Stream, err: *mut Utf8Error) -> bool;
+    utf8_stream_finish(s: *const Stream, err: *mut CError) -> bool;
     utf8_escape(buf: *const c_char, len: usize, out: *mut c_char, out_cap: usize) -> usize;
     utf8_replace(buf: *const c_char, len: usize, out: *mut c_char, out_cap: usize) -> usize;
 }

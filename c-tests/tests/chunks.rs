@@ -90,10 +90,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use oracle::inputs::Rng;
-use oracle::{expected_check, std_error, ILL_FORMED, SAMPLES, TRUNCATED};
-use support::c_api::{functions, Functions};
+use oracle::{c_kind, expected_check, std_error, Detail, ILL_FORMED, SAMPLES, TRUNCATED};
+use support::c_api::{functions, kind, CError, Functions};
 use support::FORCE_BACKEND;
-use utf8validate_core::{ErrorKind, Stream, Utf8Error};
+use utf8validate_core::{ErrorKind, Stream};
 
 // The `utf8_state` values of the header.
 const START: u32 = 0;
@@ -157,7 +157,7 @@ struct Expect<'a> {
     /// std's `valid_up_to` for the whole input (its length when valid).
     valid_up_to: usize,
     /// What `utf8_stream_finish` gives after the whole input.
-    whole: Result<(), Utf8Error>,
+    whole: Result<(), Detail>,
 }
 
 impl<'a> Expect<'a> {
@@ -210,7 +210,7 @@ impl<'a> Expect<'a> {
     /// valid on a boundary, else a truncation from the boundary before `n` (as
     /// `oracle::expected_check` says for such a prefix); past it, the oracle on
     /// `bytes[valid_up_to..n]`, moved.
-    fn check_at(&self, n: usize) -> Result<(), Utf8Error> {
+    fn check_at(&self, n: usize) -> Result<(), Detail> {
         if n == self.bytes.len() {
             return self.whole;
         }
@@ -219,13 +219,9 @@ impl<'a> Expect<'a> {
             if b == n {
                 return Ok(());
             }
-            return Err(Utf8Error {
-                offset: b,
-                length: n - b,
-                kind: ErrorKind::Truncated,
-            });
+            return Err(Detail::new(b, n - b, ErrorKind::Truncated));
         }
-        expected_check(&self.bytes[b..n]).map_err(|e| Utf8Error {
+        expected_check(&self.bytes[b..n]).map_err(|e| Detail {
             offset: e.offset + b,
             ..e
         })
@@ -646,11 +642,7 @@ impl Run {
             let (got, fed, finished, err) = unsafe {
                 let got = (f.utf8_validate_chunk)(state, ptr, chunk.len());
                 let fed = (f.utf8_stream_feed)(stream.as_mut_ptr(), ptr, chunk.len());
-                let mut err = Utf8Error {
-                    offset: 77777,
-                    length: 77,
-                    kind: ErrorKind::InvalidByte,
-                };
+                let mut err = CError::new(77777, 77, kind::INVALID_BYTE);
                 let finished = (f.utf8_stream_finish)(stream.as_ptr(), &mut err);
                 (got, fed, finished, err)
             };
@@ -658,12 +650,8 @@ impl Run {
             let want = exp.state_at(end);
             let want_check = exp.check_at(end);
             let want_err = match want_check {
-                Ok(()) => Utf8Error {
-                    offset: end,
-                    length: 0,
-                    kind: ErrorKind::None,
-                },
-                Err(e) => e,
+                Ok(()) => CError::new(end, 0, kind::NONE),
+                Err(e) => CError::new(e.offset, e.length, c_kind(e.kind)),
             };
             let mut wrong = Vec::new();
             if got != want {
@@ -1718,10 +1706,6 @@ fn the_model_gives_the_documented_states() {
     }
     assert_eq!(
         expected_check(b"ab\xE2\x82"),
-        Err(Utf8Error {
-            offset: 2,
-            length: 2,
-            kind: ErrorKind::Truncated
-        })
+        Err(Detail::new(2, 2, ErrorKind::Truncated))
     );
 }

@@ -50,7 +50,7 @@ fn check_everything(bytes: &[u8], cut: usize) {
         assert_eq!(utf8_first_error(ptr, len), offset.unwrap_or(len));
         let mut err = std::mem::MaybeUninit::uninit();
         assert_eq!(utf8_check(ptr, len, err.as_mut_ptr()), valid);
-        let err: utf8validate_core::Utf8Error = err.assume_init();
+        let err: CError = err.assume_init();
         assert_eq!(err.offset, offset.unwrap_or(len));
         assert_eq!(err.length, length);
         let s = utf8_validate_chunk(0, head.as_ptr().cast(), head.len());
@@ -75,7 +75,7 @@ fn check_everything(bytes: &[u8], cut: usize) {
             utf8_stream_finish(c_stream.as_ptr(), err.as_mut_ptr()),
             valid
         );
-        let err: utf8validate_core::Utf8Error = err.assume_init();
+        let err: CError = err.assume_init();
         assert_eq!(err.offset, offset.unwrap_or(len));
         let cap = out.len();
         let needed = utf8_replace(ptr, len, out.as_mut_ptr().cast(), cap);

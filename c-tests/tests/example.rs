@@ -236,15 +236,19 @@ rejected request 5: invalid UTF-8 at byte 5 (truncated): last \xE2\x82
     assert_eq!(status.code(), Some(1));
 }
 
-/// `utf8_stream` and `utf8_error` have the same size in C as in Rust, and the
+/// `utf8_stream` has the same size in C as in Rust, `utf8_error` the layout of the
+/// tests' `CError` (through which they read what the functions store), and the
 /// all-zero struct is what `utf8_stream_init` makes.
 #[test]
 fn c_sees_the_rust_layout() {
+    use std::mem::{offset_of, size_of};
+    use support::c_api::CError;
     let dir = support::scratch("examples-c");
     let source = dir.join("layout.c");
     std::fs::write(
         &source,
-        "#include <stdio.h>\n#include <string.h>\n#include \"utf8validate.h\"\n\
+        "#include <stddef.h>\n#include <stdio.h>\n#include <string.h>\n\
+         #include \"utf8validate.h\"\n\
          int main(void) {\n\
            utf8_stream s, zero;\n\
            memset(&s, 0xA5, sizeof s);\n\
@@ -252,6 +256,10 @@ fn c_sees_the_rust_layout() {
            utf8_stream_init(&s);\n\
            printf(\"%lu %lu %d\\n\", (unsigned long)sizeof(utf8_stream),\n\
                   (unsigned long)sizeof(utf8_error), memcmp(&s, &zero, sizeof s) == 0);\n\
+           printf(\"%lu %lu %lu %lu\\n\", (unsigned long)offsetof(utf8_error, offset),\n\
+                  (unsigned long)offsetof(utf8_error, length),\n\
+                  (unsigned long)offsetof(utf8_error, kind),\n\
+                  (unsigned long)sizeof(utf8_error_kind));\n\
            return 0;\n\
          }\n",
     )
@@ -262,9 +270,13 @@ fn c_sees_the_rust_layout() {
     assert_eq!(
         String::from_utf8(stdout).expect("digits"),
         format!(
-            "{} {} 1\n",
-            std::mem::size_of::<utf8validate_core::Stream>(),
-            std::mem::size_of::<utf8validate_core::Utf8Error>()
+            "{} {} 1\n{} {} {} {}\n",
+            size_of::<utf8validate_core::Stream>(),
+            size_of::<CError>(),
+            offset_of!(CError, offset),
+            offset_of!(CError, length),
+            offset_of!(CError, kind),
+            size_of::<u32>(),
         )
     );
 }

@@ -12,13 +12,23 @@ mod oracle;
 use std::ptr;
 
 use oracle::inputs::splits;
-use oracle::{expected_check as expected, std_error, ILL_FORMED, SAMPLES, TRUNCATED};
-use support::c_api::{utf8_stream_feed, utf8_stream_finish, utf8_stream_init};
-use utf8validate_core::{ErrorKind, Stream, Utf8Error};
+use oracle::{c_kind, std_error, Detail, ILL_FORMED, SAMPLES, TRUNCATED};
+use support::c_api::{kind, utf8_stream_feed, utf8_stream_finish, utf8_stream_init, CError};
+use utf8validate_core::Stream;
+
+/// The `utf8_error` the oracle's error is stored as.
+fn c_error(d: Detail) -> CError {
+    CError::new(d.offset, d.length, c_kind(d.kind))
+}
+
+/// What `utf8_stream_finish` must report for `bytes`, from the oracle.
+fn expected(bytes: &[u8]) -> Result<(), CError> {
+    oracle::expected_check(bytes).map_err(c_error)
+}
 
 /// Feeds `chunks` to a C stream and finishes it: the error it reports, or `Ok`
 /// after checking the `{len, 0, NONE}` it stores for valid input.
-fn run(chunks: &[&[u8]]) -> Result<(), Utf8Error> {
+fn run(chunks: &[&[u8]]) -> Result<(), CError> {
     let whole: Vec<u8> = chunks.concat();
     let mut s = std::mem::MaybeUninit::<Stream>::uninit();
     // SAFETY: init writes a whole `utf8_stream` into `s`.
@@ -36,19 +46,11 @@ fn run(chunks: &[&[u8]]) -> Result<(), Utf8Error> {
             "feed result after {fed} bytes of {chunks:02x?}"
         );
     }
-    let mut err = Utf8Error {
-        offset: 99,
-        length: 99,
-        kind: ErrorKind::InvalidByte,
-    };
+    let mut err = CError::new(99, 99, kind::INVALID_BYTE);
     // SAFETY: `s` is initialised; `err` is writable.
     let ok = unsafe { utf8_stream_finish(s.as_ptr(), &mut err) };
     if ok {
-        let none = Utf8Error {
-            offset: whole.len(),
-            length: 0,
-            kind: ErrorKind::None,
-        };
+        let none = CError::new(whole.len(), 0, kind::NONE);
         assert_eq!(err, none, "finish's detail for valid input {chunks:02x?}");
         Ok(())
     } else {
@@ -99,20 +101,12 @@ fn init_zeroes_the_whole_struct() {
 
 #[test]
 fn null_pointers() {
-    let none = Utf8Error {
-        offset: 0,
-        length: 0,
-        kind: ErrorKind::InvalidByte,
-    };
+    let none = CError::new(0, 0, kind::INVALID_BYTE);
     // SAFETY: every pointer is NULL or points to a live object of the right type.
     unsafe {
         utf8_stream_init(ptr::null_mut());
         assert!(!utf8_stream_feed(ptr::null_mut(), b"a".as_ptr().cast(), 1));
-        let mut err = Utf8Error {
-            offset: 7,
-            length: 7,
-            kind: ErrorKind::None,
-        };
+        let mut err = CError::new(7, 7, kind::NONE);
         assert!(!utf8_stream_finish(ptr::null(), &mut err));
         assert_eq!(err, none);
         assert!(!utf8_stream_finish(ptr::null(), ptr::null_mut()));
@@ -124,14 +118,7 @@ fn null_pointers() {
         assert!(!utf8_stream_finish(&s, ptr::null_mut()));
         assert!(utf8_stream_feed(&mut s, b"\xA9".as_ptr().cast(), 1));
         assert!(utf8_stream_finish(&s, &mut err));
-        assert_eq!(
-            err,
-            Utf8Error {
-                offset: 4,
-                length: 0,
-                kind: ErrorKind::None
-            }
-        );
+        assert_eq!(err, CError::new(4, 0, kind::NONE));
 
         // NULL with a length: an unreadable chunk fails the stream at the start of
         // the current sequence, with length 0.
@@ -139,26 +126,12 @@ fn null_pointers() {
         assert!(utf8_stream_feed(&mut s, b"ab\xE2\x82".as_ptr().cast(), 4));
         assert!(!utf8_stream_feed(&mut s, ptr::null(), 5));
         assert!(!utf8_stream_finish(&s, &mut err));
-        assert_eq!(
-            err,
-            Utf8Error {
-                offset: 2,
-                length: 0,
-                kind: ErrorKind::InvalidByte
-            }
-        );
+        assert_eq!(err, CError::new(2, 0, kind::INVALID_BYTE));
         // ... and does not replace an earlier error.
         let mut s = Stream::new();
         assert!(!utf8_stream_feed(&mut s, b"a\x80".as_ptr().cast(), 2));
         assert!(!utf8_stream_feed(&mut s, ptr::null(), 5));
         assert!(!utf8_stream_finish(&s, &mut err));
-        assert_eq!(
-            err,
-            Utf8Error {
-                offset: 1,
-                length: 1,
-                kind: ErrorKind::UnexpectedContinuation
-            }
-        );
+        assert_eq!(err, CError::new(1, 1, kind::UNEXPECTED_CONTINUATION));
     }
 }

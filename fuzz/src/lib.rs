@@ -94,19 +94,21 @@ pub fn check_one_shot(data: &[u8]) {
         want_offset,
         "first_error"
     );
-    match (utf8validate_core::check(data), want) {
-        (Ok(()), None) => {}
-        (Err(e), Some((offset, error_len))) => {
-            assert_eq!(e.offset, offset, "check: offset");
-            let length = error_len.unwrap_or(data.len() - offset);
-            assert_eq!(e.length, length, "check: length (maximal subpart)");
-            assert_eq!(
-                e.kind,
-                expected_kind(data, offset, error_len),
-                "check: kind"
-            );
-        }
-        (got, want) => panic!("check gave {got:?}, std gave {want:?}"),
+    assert_eq!(
+        detail(utf8validate_core::check(data)),
+        expected_check(data),
+        "check"
+    );
+    // `from_utf8` in std's shape: std's `Ok` slice, or std's `valid_up_to` and
+    // `error_len`.
+    match (utf8validate_core::from_utf8(data), std::str::from_utf8(data)) {
+        (Ok(got), Ok(want)) => assert!(std::ptr::eq(got, want), "from_utf8: another slice"),
+        (Err(e), Err(s)) => assert_eq!(
+            (e.valid_up_to(), e.error_len()),
+            (s.valid_up_to(), s.error_len()),
+            "from_utf8"
+        ),
+        (got, want) => panic!("from_utf8 gave {got:?}, std gave {want:?}"),
     }
     assert_eq!(
         utf8validate_core::validate_chunk(State::Start, data),
@@ -175,12 +177,36 @@ pub fn check_chunked(
     );
 }
 
-/// The one-shot result the oracles give for `data`, as `check` reports it.
-fn expected_check(data: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
+/// An error, field by field: what `Utf8Error`'s accessors must answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Detail {
+    /// `valid_up_to`.
+    pub offset: usize,
+    /// `error_len`: `None` when the input ends inside the sequence.
+    pub error_len: Option<usize>,
+    /// `subpart_len`: the maximal subpart, to the end when `error_len` is `None`.
+    pub length: usize,
+    /// `kind`.
+    pub kind: ErrorKind,
+}
+
+/// The library's result, read through the error's accessors.
+pub fn detail(result: Result<(), utf8validate_core::Utf8Error>) -> Result<(), Detail> {
+    result.map_err(|e| Detail {
+        offset: e.valid_up_to(),
+        error_len: e.error_len(),
+        length: e.subpart_len(),
+        kind: e.kind(),
+    })
+}
+
+/// The one-shot result the oracles give for `data`, as `check` must report it.
+fn expected_check(data: &[u8]) -> Result<(), Detail> {
     match std_error(data) {
         None => Ok(()),
-        Some((offset, error_len)) => Err(utf8validate_core::Utf8Error {
+        Some((offset, error_len)) => Err(Detail {
             offset,
+            error_len,
             length: error_len.unwrap_or(data.len() - offset),
             kind: expected_kind(data, offset, error_len),
         }),
@@ -221,7 +247,7 @@ fn check_stream_with(
             "{name}: feed {from}..{to} (cuts {cuts:?})"
         );
         assert_eq!(
-            rust.finish(),
+            detail(rust.finish()),
             want,
             "{name}: finish after {to} bytes (cuts {cuts:?})"
         );

@@ -289,7 +289,7 @@ impl Run {
                 // Resume after the maximal subpart, which ends in this block (the
                 // carried bytes before the block were a well-formed prefix that it
                 // takes in whole).
-                let resume = self.base + (e.offset + e.length) as u64;
+                let resume = self.base + (e.valid_up_to() + e.subpart_len()) as u64;
                 self.stream = Stream::new();
                 self.base = resume;
                 from = resume.saturating_sub(start) as usize;
@@ -315,9 +315,9 @@ impl Run {
         lookup: &mut dyn Lookup,
         on_error: &mut OnError<'_>,
     ) -> io::Result<()> {
-        let byte = self.base + e.offset as u64;
+        let byte = self.base + e.valid_up_to() as u64;
         let from = byte.saturating_sub(BEFORE as u64);
-        let context = lookup.bytes(from, byte + AFTER.max(e.length) as u64)?;
+        let context = lookup.bytes(from, byte + AFTER.max(e.subpart_len()) as u64)?;
         let (line, column) = if self.opts.positions {
             let (newlines, line_start) = lookup.line_of(byte)?;
             (newlines + 1, byte - line_start + 1)
@@ -327,8 +327,8 @@ impl Run {
         self.valid = false;
         on_error(&Found {
             byte,
-            length: e.length,
-            kind: e.kind,
+            length: e.subpart_len(),
+            kind: e.kind(),
             line,
             column,
             context,

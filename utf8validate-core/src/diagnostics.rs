@@ -12,13 +12,15 @@ use crate::state_machine::{next_state, State};
 /// Why a sequence is ill-formed: the considerations of Tang's draft (v0.4), one kind
 /// per row of its "bytes never used" and "two-byte pairs never used" tables.
 ///
-/// The discriminants are part of the C ABI (`utf8_error_kind`): explicit, and only
-/// ever appended to.
-#[repr(C)]
+/// `#[non_exhaustive]`: a later release may add a kind, so a `match` on it needs a
+/// `_` arm. For a stable identifier use [`name`](Self::name); for people,
+/// [`message`](Self::message) or `Display`.
+// The discriminants are explicit and never reused: a `Stream` keeps the kind of its
+// first error in one byte of its C-visible struct (`utf8_stream`), which the C
+// library's header documents as a `utf8_error_kind`, and these are its values.
+#[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
-    /// No error: the input is well-formed.
-    None = 0,
     /// A continuation byte (80-BF) where a lead byte or ASCII was expected, e.g. a
     /// lone `80`, or `BF` after a complete `C3 A9`. Maximal subpart: 1 byte.
     UnexpectedContinuation = 1,
@@ -29,7 +31,8 @@ pub enum ErrorKind {
     MissingContinuation = 2,
     /// The input ends inside a sequence, e.g. a final `E2 82`. Maximal subpart: the
     /// bytes from the lead byte to the end (1-3 bytes). Only for the end of the whole
-    /// input: more data could have completed it.
+    /// input: more data could have completed it. The one kind for which
+    /// [`Utf8Error::error_len`] is `None`.
     Truncated = 3,
     /// A non-shortest (overlong) form: a lead byte C0 or C1 (any 2-byte sequence from
     /// them encodes U+0000-U+007F), `E0 80-9F` (3 bytes for U+0000-U+07FF) or
@@ -47,9 +50,9 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// All kinds, in discriminant order.
-    pub const ALL: [ErrorKind; 8] = [
-        ErrorKind::None,
+    /// Every kind, in the order of the draft's considerations (the order above). A
+    /// slice, not an array: later releases may add kinds.
+    pub const ALL: &'static [ErrorKind] = &[
         ErrorKind::UnexpectedContinuation,
         ErrorKind::MissingContinuation,
         ErrorKind::Truncated,
@@ -59,10 +62,10 @@ impl ErrorKind {
         ErrorKind::InvalidByte,
     ];
 
-    /// The kind whose discriminant is `raw`, or `None` when there is no such kind.
-    pub const fn from_raw(raw: u32) -> Option<ErrorKind> {
+    /// The kind whose discriminant is `raw`, or `None` when there is no such kind
+    /// (the byte a `Stream` keeps).
+    pub(crate) const fn from_raw(raw: u32) -> Option<ErrorKind> {
         match raw {
-            0 => Some(ErrorKind::None),
             1 => Some(ErrorKind::UnexpectedContinuation),
             2 => Some(ErrorKind::MissingContinuation),
             3 => Some(ErrorKind::Truncated),
@@ -75,66 +78,54 @@ impl ErrorKind {
     }
 
     /// A stable snake_case name, for logs and machine-readable output (for example
-    /// `"unexpected_continuation"`). Never changes once released. Every kind, `None`
-    /// included, has one; the kinds are the ways a sequence breaks RFC 3629 §4
-    /// (Unicode §3.9, Table 3-7).
+    /// `"unexpected_continuation"`). Never changes once released; the C library's
+    /// `utf8_error_kind_name` gives the same names. The kinds are the ways a
+    /// sequence breaks RFC 3629 §4 (Unicode §3.9, Table 3-7).
+    ///
+    /// ```
+    /// use utf8validate_core::ErrorKind;
+    /// assert_eq!(ErrorKind::TooLarge.name(), "too_large");
+    /// ```
     pub const fn name(self) -> &'static str {
-        without_nul(self.name_nul())
-    }
-
-    /// One English sentence saying what is wrong, for people. Every kind, `None`
-    /// included, has one. The wording may change between releases: match on the
-    /// kind, not on the message.
-    pub const fn message(self) -> &'static str {
-        without_nul(self.message_nul())
-    }
-
-    /// [`name`](Self::name) with a terminating NUL, for the C library.
-    #[doc(hidden)]
-    pub const fn name_nul(self) -> &'static str {
         match self {
-            ErrorKind::None => "none\0",
-            ErrorKind::UnexpectedContinuation => "unexpected_continuation\0",
-            ErrorKind::MissingContinuation => "missing_continuation\0",
-            ErrorKind::Truncated => "truncated\0",
-            ErrorKind::Overlong => "overlong\0",
-            ErrorKind::Surrogate => "surrogate\0",
-            ErrorKind::TooLarge => "too_large\0",
-            ErrorKind::InvalidByte => "invalid_byte\0",
+            ErrorKind::UnexpectedContinuation => "unexpected_continuation",
+            ErrorKind::MissingContinuation => "missing_continuation",
+            ErrorKind::Truncated => "truncated",
+            ErrorKind::Overlong => "overlong",
+            ErrorKind::Surrogate => "surrogate",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::InvalidByte => "invalid_byte",
         }
     }
 
-    /// [`message`](Self::message) with a terminating NUL, for the C library.
-    #[doc(hidden)]
-    pub const fn message_nul(self) -> &'static str {
+    /// One English sentence saying what is wrong, for people (the C library's
+    /// `utf8_error_kind_message`). The wording may change between releases: match
+    /// on the kind, not on the message.
+    pub const fn message(self) -> &'static str {
         match self {
-            ErrorKind::None => "The input is well-formed UTF-8.\0",
             ErrorKind::UnexpectedContinuation => {
-                "A continuation byte (80-BF) appears where a lead byte was expected.\0"
+                "A continuation byte (80-BF) appears where a lead byte was expected."
             }
             ErrorKind::MissingContinuation => {
-                "A lead byte is not followed by enough continuation bytes.\0"
+                "A lead byte is not followed by enough continuation bytes."
             }
-            ErrorKind::Truncated => "The input ends in the middle of a multi-byte sequence.\0",
+            ErrorKind::Truncated => "The input ends in the middle of a multi-byte sequence.",
             ErrorKind::Overlong => {
-                "An overlong (non-shortest) form encodes a code point with more bytes than needed.\0"
+                "An overlong (non-shortest) form encodes a code point with more bytes than needed."
             }
             ErrorKind::Surrogate => {
-                "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value.\0"
+                "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value."
             }
-            ErrorKind::TooLarge => "A sequence encodes a value above U+10FFFF.\0",
-            ErrorKind::InvalidByte => "A byte that never appears in UTF-8 (F8-FF) is present.\0",
+            ErrorKind::TooLarge => "A sequence encodes a value above U+10FFFF.",
+            ErrorKind::InvalidByte => "A byte that never appears in UTF-8 (F8-FF) is present.",
         }
     }
-}
 
-impl ErrorKind {
     /// A few lowercase words naming the kind, as [`Utf8Error`]'s `Display` writes it
     /// after the offset (for example "encoded UTF-16 surrogate"). For people, like
     /// [`message`](Self::message): match on the kind, not on these words.
     const fn phrase(self) -> &'static str {
         match self {
-            ErrorKind::None => "no error",
             ErrorKind::UnexpectedContinuation => "unexpected continuation byte",
             ErrorKind::MissingContinuation => "missing continuation byte",
             ErrorKind::Truncated => "sequence cut short by the end of the input",
@@ -149,9 +140,9 @@ impl ErrorKind {
 /// A few lowercase words for people, without a final period, for use inside a
 /// longer message: "unexpected continuation byte", "missing continuation byte",
 /// "sequence cut short by the end of the input", "overlong form", "encoded UTF-16
-/// surrogate", "value above U+10FFFF", "byte never used in UTF-8", and "no error"
-/// for [`ErrorKind::None`]. The wording may change between releases: match on the
-/// kind, or use [`ErrorKind::name`] for a stable string.
+/// surrogate", "value above U+10FFFF", "byte never used in UTF-8". The wording may
+/// change between releases: match on the kind, or use [`ErrorKind::name`] for a
+/// stable string.
 ///
 /// ```
 /// use utf8validate_core::ErrorKind;
@@ -163,43 +154,41 @@ impl core::fmt::Display for ErrorKind {
     }
 }
 
-/// `s` without its final NUL (the strings above are written once, NUL-terminated,
-/// and shared by the Rust and C APIs).
-const fn without_nul(s: &'static str) -> &'static str {
-    match s.as_bytes().split_last() {
-        Some((0, rest)) => match core::str::from_utf8(rest) {
-            Ok(text) => text,
-            Err(_) => s,
-        },
-        _ => s,
-    }
-}
-
-/// Where the first ill-formed sequence is, how long its maximal subpart is, and why
-/// it is ill-formed.
-#[repr(C)]
+/// The error of [`from_utf8`](crate::from_utf8), [`check`] and
+/// [`Stream::finish`](crate::Stream::finish): where the first ill-formed sequence
+/// is, how long its maximal subpart is (Unicode §3.9), and why it is ill-formed.
+///
+/// The shape of std's [`core::str::Utf8Error`]: the fields are private, and
+/// [`valid_up_to`](Self::valid_up_to) and [`error_len`](Self::error_len) answer as
+/// std's methods of the same names do, for every input; [`kind`](Self::kind) and
+/// [`subpart_len`](Self::subpart_len) add the detail. Plain data (`Copy`, `Send`,
+/// `Sync`).
+///
+/// ```
+/// use utf8validate_core::{check, ErrorKind};
+/// let e = check(b"ab\xED\xA0\x80").unwrap_err();
+/// assert_eq!(e.valid_up_to(), 2);
+/// assert_eq!(e.error_len(), Some(1));
+/// assert_eq!(e.kind(), ErrorKind::Surrogate);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Utf8Error {
-    /// Byte offset of the first byte of the first ill-formed sequence; equals Rust's
-    /// `Utf8Error::valid_up_to()` and Python's `UnicodeDecodeError.start`.
-    pub offset: usize,
-    /// Length in bytes of the maximal subpart at `offset` (Unicode §3.9): the bytes
-    /// a decoder replaces with one U+FFFD; 1-3 for an error, 0 when there is none
-    /// and for the C functions' NULL-buffer errors (no byte was read). Equals
-    /// Rust's `error_len()` where that is `Some`, and Python's
-    /// `UnicodeDecodeError.end - start`. For a sequence
-    /// cut short by the end of the input (`ErrorKind::Truncated`, in C
-    /// `UTF8_ERROR_TRUNCATED`), the bytes from the lead byte to the end of the input.
-    pub length: usize,
+    /// Byte offset of the first byte of the first ill-formed sequence.
+    pub(crate) offset: usize,
+    /// Length in bytes of the maximal subpart at `offset`; for `Truncated`, the
+    /// bytes from the lead byte to the end of the input.
+    pub(crate) length: usize,
     /// Why the sequence is ill-formed.
-    pub kind: ErrorKind,
+    pub(crate) kind: ErrorKind,
 }
 
 /// One line for people, in the terms of Unicode §3.9. For an error of kind `kind` at
 /// `offset` with a maximal subpart of `length` bytes: `ill-formed UTF-8 at byte
-/// offset {offset}: {kind} (maximal subpart of {length} byte(s))`, where `{kind}` is
-/// the `Display` text of [`ErrorKind`]. The wording may change between releases:
-/// match on the fields, not on the text.
+/// offset {offset}: {kind} (maximal subpart of {length} byte(s))`, where `{offset}`
+/// is [`valid_up_to`](Utf8Error::valid_up_to), `{length}`
+/// [`subpart_len`](Utf8Error::subpart_len) and `{kind}` the `Display` text of
+/// [`ErrorKind`]. The wording may change between releases: match on the accessors,
+/// not on the text.
 ///
 /// ```
 /// use utf8validate_core::check;
@@ -226,14 +215,14 @@ impl core::fmt::Display for Utf8Error {
 /// layer's.
 ///
 /// ```
-/// use utf8validate_core::check;
+/// use utf8validate_core::from_utf8;
 ///
-/// fn title(raw: &[u8]) -> Result<&[u8], Box<dyn core::error::Error>> {
-///     check(raw)?; // Utf8Error → Box<dyn Error>
-///     Ok(raw.split(|&b| b == b'\n').next().unwrap_or(raw))
+/// fn title(raw: &[u8]) -> Result<&str, Box<dyn core::error::Error>> {
+///     let text = from_utf8(raw)?; // Utf8Error → Box<dyn Error>
+///     Ok(text.lines().next().unwrap_or(text))
 /// }
 ///
-/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café".as_bytes());
+/// assert_eq!(title("Café\nbody".as_bytes()).unwrap(), "Café");
 /// assert!(title(b"Caf\xC3").is_err());
 /// ```
 impl core::error::Error for Utf8Error {}
@@ -241,23 +230,23 @@ impl core::error::Error for Utf8Error {}
 /// Checks `bytes` and, when they are not well-formed UTF-8 (RFC 3629 §4), says where
 /// the first ill-formed sequence starts, how long its maximal subpart is, and why.
 ///
-/// `Ok(())` when `bytes` is well-formed. Otherwise `Err` with `offset` the byte offset
-/// of the first ill-formed sequence (everything before it is well-formed), `length`
-/// its maximal subpart (Unicode §3.9: 1-3 bytes; for [`ErrorKind::Truncated`], the
-/// bytes from the lead byte to the end) and `kind` why (see [`ErrorKind`]).
-/// Thread-safe, allocation-free, reads only `bytes`.
+/// `Ok(())` when `bytes` is well-formed. Otherwise `Err` with
+/// [`valid_up_to`](Utf8Error::valid_up_to) the byte offset of the first ill-formed
+/// sequence (everything before it is well-formed),
+/// [`error_len`](Utf8Error::error_len) its maximal subpart as std gives it (Unicode
+/// §3.9: 1-3 bytes; `None` for [`ErrorKind::Truncated`]) and
+/// [`kind`](Utf8Error::kind) why (see [`ErrorKind`]). [`from_utf8`](crate::from_utf8)
+/// is the same check returning the `&str`. Thread-safe, allocation-free, reads only
+/// `bytes`.
 ///
 /// ```
-/// use utf8validate_core::{check, ErrorKind, Utf8Error};
+/// use utf8validate_core::{check, ErrorKind};
 /// assert_eq!(check("ok ✓".as_bytes()), Ok(()));
-/// assert_eq!(
-///     check(b"ab\xED\xA0\x80"),
-///     Err(Utf8Error { offset: 2, length: 1, kind: ErrorKind::Surrogate })
-/// );
-/// assert_eq!(
-///     check(b"\xE2\x82"),
-///     Err(Utf8Error { offset: 0, length: 2, kind: ErrorKind::Truncated })
-/// );
+/// let e = check(b"ab\xED\xA0\x80").unwrap_err();
+/// assert_eq!((e.valid_up_to(), e.error_len(), e.kind()), (2, Some(1), ErrorKind::Surrogate));
+/// let e = check(b"\xE2\x82").unwrap_err();
+/// assert_eq!((e.valid_up_to(), e.error_len(), e.kind()), (0, None, ErrorKind::Truncated));
+/// assert_eq!(e.subpart_len(), 2);
 /// ```
 pub fn check(bytes: &[u8]) -> Result<(), Utf8Error> {
     match crate::dispatch::first_error(bytes) {
@@ -281,12 +270,13 @@ pub(crate) fn describe(bytes: &[u8], offset: usize) -> Utf8Error {
 }
 
 /// The accessors of std's [`core::str::Utf8Error`], for code that moves from
-/// `str::from_utf8`. A `Utf8Error` is plain data (`Copy`, `Send`, `Sync`); it is the
-/// error of [`check`] and [`Stream::finish`](crate::Stream::finish).
+/// `str::from_utf8` (the same answers), and the detail std does not give.
 impl Utf8Error {
-    /// The length of the longest well-formed prefix: [`offset`](Self::offset), as
-    /// Rust's [`core::str::Utf8Error::valid_up_to`] gives it. In bytes, from the start
-    /// of the input (of the first chunk, for a [`Stream`](crate::Stream)).
+    /// The length of the longest well-formed prefix, as Rust's
+    /// [`core::str::Utf8Error::valid_up_to`] gives it: the byte offset of the first
+    /// byte of the first ill-formed sequence, from the start of the input (of the
+    /// first chunk, for a [`Stream`](crate::Stream)). Python's
+    /// `UnicodeDecodeError.start`; the C library's `utf8_error.offset`.
     ///
     /// ```
     /// let e = utf8validate_core::check(b"ab\xC0\xAF").unwrap_err();
@@ -299,9 +289,8 @@ impl Utf8Error {
 
     /// As Rust's [`core::str::Utf8Error::error_len`]: `None` when the input ends
     /// inside a sequence ([`ErrorKind::Truncated`]: more data could complete it),
-    /// else `Some` of the maximal subpart's length in bytes
-    /// ([`length`](Self::length), 1-3; 0 only for the C functions' NULL-buffer
-    /// errors, which std has no counterpart for).
+    /// else `Some` of the length in bytes of the maximal subpart (1-3): the bytes a
+    /// decoder replaces with one U+FFFD, after which decoding resumes.
     ///
     /// ```
     /// use utf8validate_core::check;
@@ -314,6 +303,35 @@ impl Utf8Error {
             ErrorKind::Truncated => None,
             _ => Some(self.length),
         }
+    }
+
+    /// The length in bytes of the maximal subpart (Unicode §3.9) for every kind:
+    /// [`error_len`](Self::error_len) where that is `Some`, and for
+    /// [`ErrorKind::Truncated`] the bytes from the lead byte to the end of the input
+    /// (1-3), which a lossy decoder also replaces with one U+FFFD. The window
+    /// [`excerpt::around`](crate::excerpt::around) shows, and where a checker that
+    /// reports every error resumes. Python's `UnicodeDecodeError.end - start`; the C
+    /// library's `utf8_error.length`.
+    ///
+    /// ```
+    /// use utf8validate_core::check;
+    /// assert_eq!(check(b"a\xE2\x82b").unwrap_err().subpart_len(), 2);
+    /// assert_eq!(check(b"a\xE2\x82").unwrap_err().subpart_len(), 2);
+    /// ```
+    #[inline]
+    pub const fn subpart_len(&self) -> usize {
+        self.length
+    }
+
+    /// Why the sequence is ill-formed.
+    ///
+    /// ```
+    /// use utf8validate_core::{check, ErrorKind};
+    /// assert_eq!(check(b"\xF4\x90\x80\x80").unwrap_err().kind(), ErrorKind::TooLarge);
+    /// ```
+    #[inline]
+    pub const fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// The same error, with its offset moved by `base` bytes.
@@ -390,7 +408,7 @@ mod tests {
     #[test]
     fn names_are_distinct_snake_case() {
         for (i, a) in ErrorKind::ALL.iter().enumerate() {
-            assert_eq!(ErrorKind::from_raw(i as u32), Some(*a));
+            assert_eq!(ErrorKind::from_raw(*a as u32), Some(*a));
             assert!(a
                 .name()
                 .bytes()
@@ -400,6 +418,7 @@ mod tests {
                 assert_ne!(a.name(), b.name());
             }
         }
+        assert_eq!(ErrorKind::from_raw(0), None);
         assert_eq!(ErrorKind::from_raw(8), None);
     }
 

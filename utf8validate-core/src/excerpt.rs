@@ -58,15 +58,16 @@ pub fn prefix(bytes: &[u8], max: usize) -> usize {
 }
 
 /// The bytes to show around `err`, an error of `bytes` (as [`crate::check`] reports
-/// it): a range that contains the maximal subpart `err.offset..err.offset +
-/// err.length`, at most `context` bytes before it and `context` after it, and that
-/// neither starts nor ends inside a character or a maximal subpart (it may be
-/// shorter than `context` on a side by up to 3 bytes for that).
+/// it): a range that contains the maximal subpart `err.valid_up_to()..
+/// err.valid_up_to() + err.subpart_len()`, at most `context` bytes before it and
+/// `context` after it, and that neither starts nor ends inside a character or a
+/// maximal subpart (it may be shorter than `context` on a side by up to 3 bytes for
+/// that). [`around_subpart`] with that range.
 ///
 /// An `err` that does not lie within `bytes` gives the empty range at
-/// `err.offset.min(bytes.len())`; only `err.offset` and `err.length` are read. Offsets
-/// are in bytes; units as for [`prefix`] (Unicode §3.9). Reads only the few bytes at
-/// the two cuts; thread-safe, allocation-free, never panics.
+/// `err.valid_up_to().min(bytes.len())`; only the offset and the subpart's length are
+/// read. Offsets are in bytes; units as for [`prefix`] (Unicode §3.9). Reads only the
+/// few bytes at the two cuts; thread-safe, allocation-free, never panics.
 ///
 /// ```
 /// use utf8validate_core::{check, excerpt::around};
@@ -75,16 +76,44 @@ pub fn prefix(bytes: &[u8], max: usize) -> usize {
 /// assert_eq!(around(input, &err, 3), 2..7);               // one 'é' each side
 /// ```
 pub fn around(bytes: &[u8], err: &Utf8Error, context: usize) -> Range<usize> {
-    let subpart_end = err.offset.saturating_add(err.length);
-    if subpart_end > bytes.len() {
-        let at = err.offset.min(bytes.len());
+    around_subpart(
+        bytes,
+        err.offset..err.offset.saturating_add(err.length),
+        context,
+    )
+}
+
+/// [`around`] for a maximal subpart given as a range of `bytes` (from std's
+/// `Utf8Error`, say: `valid_up_to..valid_up_to + error_len`, or the bytes to the end
+/// when `error_len` is `None`): a range that contains `subpart`, at most `context`
+/// bytes before it and `context` after it, cut only between two units.
+///
+/// A `subpart` that does not lie within `bytes` (or whose end is before its start)
+/// gives the empty range at `subpart.start.min(bytes.len())`. Reads only the few
+/// bytes at the two cuts; thread-safe, allocation-free, never panics.
+///
+/// ```
+/// use utf8validate_core::excerpt::around_subpart;
+/// let input = b"\xC3\xA9\xC3\xA9\xC0\xC3\xA9\xC3\xA9"; // "éé", C0, "éé"
+/// let e = core::str::from_utf8(input).unwrap_err();
+/// let start = e.valid_up_to();
+/// let end = start + e.error_len().unwrap_or(input.len() - start);
+/// assert_eq!(around_subpart(input, start..end, 3), 2..7);
+/// ```
+pub fn around_subpart(bytes: &[u8], subpart: Range<usize>, context: usize) -> Range<usize> {
+    let Range {
+        start: offset,
+        end: subpart_end,
+    } = subpart;
+    if subpart_end > bytes.len() || subpart_end < offset {
+        let at = offset.min(bytes.len());
         return at..at;
     }
-    let mut start = err.offset.saturating_sub(context);
+    let mut start = offset.saturating_sub(context);
     if let Some(unit) = unit_containing(bytes, start) {
         // Before the error every unit is a whole character, which ends at or before
-        // `err.offset`: start after it.
-        start = unit.end.min(err.offset);
+        // `offset`: start after it.
+        start = unit.end.min(offset);
     }
     let mut end = subpart_end.saturating_add(context).min(bytes.len());
     if let Some(unit) = unit_containing(bytes, end) {
@@ -164,9 +193,9 @@ mod tests {
                 continue;
             };
             let cuts = boundaries(&bytes);
-            let end_of = err.offset + err.length;
+            let end_of = err.valid_up_to() + err.subpart_len();
             for context in 0..8 {
-                let lo = err.offset.saturating_sub(context);
+                let lo = err.valid_up_to().saturating_sub(context);
                 let hi = (end_of + context).min(bytes.len());
                 let want_start = cuts.iter().copied().filter(|&c| c >= lo).min().unwrap();
                 let want_end = cuts.iter().copied().filter(|&c| c <= hi).max().unwrap();
@@ -181,12 +210,11 @@ mod tests {
 
     #[test]
     fn an_error_outside_the_bytes_gives_an_empty_window() {
-        let err = Utf8Error {
-            offset: 5,
-            length: 2,
-            kind: crate::ErrorKind::Overlong,
-        };
-        assert_eq!(around(b"abcdef", &err, 4), 5..5);
-        assert_eq!(around(b"abc", &err, 4), 3..3);
+        assert_eq!(around_subpart(b"abcdef", 5..7, 4), 5..5);
+        assert_eq!(around_subpart(b"abc", 5..7, 4), 3..3);
+        #[allow(clippy::reversed_empty_ranges)] // the case under test
+        let reversed = 4..3;
+        assert_eq!(around_subpart(b"abcdef", reversed, 1), 4..4);
+        assert_eq!(around_subpart(b"abc", usize::MAX..usize::MAX, 1), 3..3);
     }
 }

@@ -17,13 +17,32 @@
 //! Tang's draft "The Algorithm to Validate an UTF-8 String" (v0.4), in
 //! [`state_machine`]; every function here gives the same answer as that machine.
 //!
+//! ## In std's shape
+//!
+//! [`from_utf8`] and [`from_utf8_mut`] are drop-in replacements for
+//! [`core::str::from_utf8`] and [`core::str::from_utf8_mut`]: the same `Ok` value and,
+//! on ill-formed input, an error whose [`valid_up_to`](Utf8Error::valid_up_to) and
+//! [`error_len`](Utf8Error::error_len) are std's for the same bytes. Switching is one
+//! `use` line. The error also says why the sequence is ill-formed
+//! ([`kind`](Utf8Error::kind), an [`ErrorKind`]) and how long its maximal subpart is
+//! even when the input ends inside it ([`subpart_len`](Utf8Error::subpart_len)).
+//!
+//! ```
+//! use utf8validate_core::{from_utf8, ErrorKind};
+//!
+//! assert_eq!(from_utf8("naïve".as_bytes()), Ok("naïve"));
+//! let e = from_utf8(b"ab\xED\xA0\x80").unwrap_err();
+//! let std = core::str::from_utf8(b"ab\xED\xA0\x80").unwrap_err();
+//! assert_eq!((e.valid_up_to(), e.error_len()), (std.valid_up_to(), std.error_len()));
+//! assert_eq!(e.kind(), ErrorKind::Surrogate);
+//! ```
+//!
 //! ## Errors and `?`
 //!
-//! [`check`] (and [`Stream::finish`] for data in chunks) returns a [`Utf8Error`]: the
-//! byte offset of the first ill-formed sequence, the length of its maximal subpart
-//! (Unicode §3.9) and its [`ErrorKind`]. It implements [`core::fmt::Display`] and
-//! [`core::error::Error`], so `?` passes it up as a `Box<dyn Error>`, as it does
-//! std's `Utf8Error`:
+//! [`from_utf8`], [`check`] (when only the verdict matters) and [`Stream::finish`]
+//! (for data in chunks) return a [`Utf8Error`]. It implements
+//! [`core::fmt::Display`] and [`core::error::Error`], so `?` passes it up as a
+//! `Box<dyn Error>`, as it does std's `Utf8Error`:
 //!
 //! ```
 //! use utf8validate_core::check;
@@ -165,6 +184,47 @@ pub use stream::Stream;
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
     dispatch::validate_in_caller(bytes)
+}
+
+/// Converts a slice of bytes to a string slice if it is well-formed UTF-8 (RFC 3629
+/// §4; Unicode §3.9, Table 3-7), as [`core::str::from_utf8`] does, with the same
+/// answers: the same `Ok` value, or an error whose
+/// [`valid_up_to`](Utf8Error::valid_up_to) and [`error_len`](Utf8Error::error_len)
+/// are std's, and which also gives the [`kind`](Utf8Error::kind) of the first
+/// ill-formed sequence. Checked by the fastest back end this CPU supports.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// use utf8validate_core::{from_utf8, ErrorKind};
+/// assert_eq!(from_utf8(b"caf\xC3\xA9"), Ok("café"));
+/// let e = from_utf8(b"caf\xC3").unwrap_err();          // 'é' cut short
+/// assert_eq!((e.valid_up_to(), e.error_len()), (3, None));
+/// assert_eq!(e.kind(), ErrorKind::Truncated);
+/// ```
+pub fn from_utf8(bytes: &[u8]) -> Result<&str, Utf8Error> {
+    check(bytes)?;
+    // SAFETY: `check` returned `Ok`, so `bytes` is well-formed UTF-8 (RFC 3629 §4),
+    // the set of byte strings a `str` may hold: the same set std's `from_utf8`
+    // accepts (tests/exhaustive.rs compares the two on every short input).
+    Ok(unsafe { core::str::from_utf8_unchecked(bytes) })
+}
+
+/// [`from_utf8`] for a mutable slice, as [`core::str::from_utf8_mut`]: the same
+/// check, and the same slice as a `&mut str` when it is well-formed UTF-8.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// let mut word = *b"ascii";
+/// let text = utf8validate_core::from_utf8_mut(&mut word).unwrap();
+/// text.make_ascii_uppercase();
+/// assert_eq!(text, "ASCII");
+/// assert!(utf8validate_core::from_utf8_mut(&mut [b'a', 0xFF]).is_err());
+/// ```
+pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, Utf8Error> {
+    check(bytes)?;
+    // SAFETY: as in `from_utf8`: `check` found `bytes` well-formed UTF-8, and a
+    // `&mut str` may only be written through in ways that keep it so.
+    Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
 }
 
 /// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9): the answer

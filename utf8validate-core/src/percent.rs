@@ -17,21 +17,80 @@ use crate::dispatch;
 use crate::state_machine::{next_state, State};
 use crate::stream::Stream;
 
-/// The first ill-formed sequence of percent-encoded text: where it is in the decoded
-/// bytes (`error`, as [`crate::check`] reports it for them) and which raw bytes
-/// decode to its maximal subpart.
+/// The error of [`check_percent`]: the first ill-formed sequence of percent-encoded
+/// text, where it is in the decoded bytes ([`utf8_error`](Self::utf8_error), as
+/// [`crate::check`] reports it for them) and which raw bytes decode to its maximal
+/// subpart ([`raw_offset`](Self::raw_offset), [`raw_len`](Self::raw_len)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PercentError {
-    /// The error in the decoded bytes: offset and maximal-subpart length counted in
-    /// decoded bytes, and the kind.
-    pub error: Utf8Error,
+    /// The error in the decoded bytes.
+    error: Utf8Error,
+    /// Offset in the raw text of the first raw byte that decodes to the subpart.
+    raw_offset: usize,
+    /// Length in raw bytes of the text that decodes to the subpart.
+    raw_length: usize,
+}
+
+impl PercentError {
+    /// The error in the decoded bytes, exactly what [`crate::check`] reports for them:
+    /// offset and maximal-subpart length counted in decoded bytes, and the kind.
+    #[inline]
+    pub const fn utf8_error(&self) -> Utf8Error {
+        self.error
+    }
+
     /// Offset in the raw text of the first raw byte that decodes to the maximal
     /// subpart (a `%` for an escaped byte).
-    pub raw_offset: usize,
-    /// Length in raw bytes of the text that decodes to the maximal subpart: 1-3 per
-    /// decoded byte (3 for `%XX`).
-    pub raw_length: usize,
+    #[inline]
+    pub const fn raw_offset(&self) -> usize {
+        self.raw_offset
+    }
+
+    /// Length in raw bytes of the text that decodes to the maximal subpart (the
+    /// [`subpart_len`](Utf8Error::subpart_len) decoded bytes, also when the text
+    /// ends inside a sequence): 1-3 raw bytes per decoded byte (3 for `%XX`).
+    #[inline]
+    pub const fn raw_len(&self) -> usize {
+        self.raw_length
+    }
 }
+
+/// One line for people: the decoded error as [`Utf8Error`]'s `Display` words it,
+/// with the raw bytes that decode to its maximal subpart: `ill-formed UTF-8 at byte
+/// offset {offset} of the decoded text (raw bytes {start}..{end}): {kind} (maximal
+/// subpart of {length} byte(s))`. The wording may change between releases: match on
+/// the accessors, not on the text.
+///
+/// ```
+/// let e = utf8validate_core::check_percent(b"q=%C0%AF").unwrap_err();
+/// assert_eq!(
+///     e.to_string(),
+///     "ill-formed UTF-8 at byte offset 2 of the decoded text (raw bytes 2..5): \
+///      overlong form (maximal subpart of 1 byte)"
+/// );
+/// ```
+impl core::fmt::Display for PercentError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let e = &self.error;
+        let unit = if e.length == 1 { "byte" } else { "bytes" };
+        write!(
+            f,
+            "ill-formed UTF-8 at byte offset {} of the decoded text (raw bytes {}..{}): {} \
+             (maximal subpart of {} {})",
+            e.offset,
+            self.raw_offset,
+            self.raw_offset.saturating_add(self.raw_length),
+            e.kind,
+            e.length,
+            unit
+        )
+    }
+}
+
+/// A standard error: `?` turns it into a `Box<dyn Error>`. No
+/// [`source`](core::error::Error::source): `Display` already says all that the
+/// decoded error would.
+impl core::error::Error for PercentError {}
 
 /// The value of each byte as a hexadecimal digit, or 16 for a byte that is none.
 // Evaluated at compile time: an index out of range would fail the build.
@@ -150,8 +209,9 @@ const PIECE: usize = 256;
 /// use utf8validate_core::{percent::check_percent, ErrorKind};
 /// assert_eq!(check_percent(b"q=caf%C3%A9&x=1"), Ok(11));
 /// let err = check_percent(b"q=%C0%AF").unwrap_err();   // overlong '/'
-/// assert_eq!((err.error.offset, err.error.length, err.error.kind), (2, 1, ErrorKind::Overlong));
-/// assert_eq!((err.raw_offset, err.raw_length), (2, 3));
+/// let e = err.utf8_error();
+/// assert_eq!((e.valid_up_to(), e.error_len(), e.kind()), (2, Some(1), ErrorKind::Overlong));
+/// assert_eq!((err.raw_offset(), err.raw_len()), (2, 3));
 /// ```
 pub fn check_percent(raw: &[u8]) -> Result<usize, PercentError> {
     match decoded_if_valid(raw) {
@@ -439,14 +499,15 @@ mod tests {
                 Err(e) => {
                     let err = check_percent(&raw).unwrap_err();
                     let length = e.error_len().unwrap_or(decoded.len() - e.valid_up_to());
+                    let u = err.utf8_error();
                     assert_eq!(
-                        (err.error.offset, err.error.length),
-                        (e.valid_up_to(), length)
+                        (u.valid_up_to(), u.error_len(), u.subpart_len()),
+                        (e.valid_up_to(), e.error_len(), length)
                     );
-                    assert_eq!(err.error, crate::check(&decoded).unwrap_err());
-                    assert_eq!(err.raw_offset, starts[e.valid_up_to()], "{raw:02X?}");
+                    assert_eq!(u, crate::check(&decoded).unwrap_err());
+                    assert_eq!(err.raw_offset(), starts[e.valid_up_to()], "{raw:02X?}");
                     assert_eq!(
-                        err.raw_offset + err.raw_length,
+                        err.raw_offset() + err.raw_len(),
                         starts[e.valid_up_to() + length]
                     );
                 }

@@ -17,16 +17,15 @@
 //! sequence starts.
 //!
 //! ```
-//! use utf8validate_core::{ErrorKind, Stream, Utf8Error};
+//! use utf8validate_core::{ErrorKind, Stream};
 //! let mut s = Stream::new();
 //! assert!(s.feed(b"caf\xC3"));          // ends inside the 2-byte 'é'
 //! assert!(s.feed(b"\xA9 ok \xED"));     // completes it; ED pending
 //! assert!(!s.feed(b"\xA0\x80 more"));   // ED A0: a surrogate, at byte 9
 //! assert!(!s.feed(b"ignored"));          // after an error, chunks are not read
-//! assert_eq!(
-//!     s.finish(),
-//!     Err(Utf8Error { offset: 9, length: 1, kind: ErrorKind::Surrogate })
-//! );
+//! let e = s.finish().unwrap_err();
+//! assert_eq!((e.valid_up_to(), e.error_len()), (9, Some(1)));
+//! assert_eq!(e.kind(), ErrorKind::Surrogate);
 //! ```
 
 use core::ffi::c_void;
@@ -387,8 +386,8 @@ impl Stream {
     ///
     /// `Err` carries the absolute offset (from the first byte of the first chunk),
     /// the maximal-subpart length and the kind of the first ill-formed sequence;
-    /// [`ErrorKind::Truncated`] when the input ends inside a sequence (length: the
-    /// 1-3 bytes from its lead byte to the end).
+    /// [`ErrorKind::Truncated`] when the input ends inside a sequence (`error_len`
+    /// `None`; `subpart_len` the 1-3 bytes from its lead byte to the end).
     ///
     /// Does not change the stream: feeding more and finishing again gives the
     /// verdict for the longer input. Use [`Stream::new`] (or `reset`) to start a new

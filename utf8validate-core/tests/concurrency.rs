@@ -31,10 +31,10 @@ fn check_everything(bytes: &[u8], cut: usize) {
     match utf8validate_core::check(bytes) {
         Ok(()) => assert!(valid),
         Err(e) => {
-            assert_eq!(Some(e.offset), offset);
-            assert_eq!(e.length, length);
+            assert_eq!(Some(e.valid_up_to()), offset);
+            assert_eq!(e.subpart_len(), length);
             assert_eq!(
-                e.kind == ErrorKind::Truncated,
+                e.kind() == ErrorKind::Truncated,
                 matches!(want, Some((_, None)))
             );
         }
@@ -64,7 +64,7 @@ fn check_everything(bytes: &[u8], cut: usize) {
     );
     match stream.finish() {
         Ok(()) => assert!(valid),
-        Err(e) => assert_eq!((Some(e.offset), e.length), (offset, length)),
+        Err(e) => assert_eq!((Some(e.valid_up_to()), e.subpart_len()), (offset, length)),
     }
 
     // Rendering for logs: U+FFFD as std does it, and an escape that decodes back.
@@ -112,7 +112,7 @@ fn racing_first_call_child() {
             5 => {
                 let mut stream = utf8validate_core::Stream::new();
                 assert!(!stream.feed(invalid));
-                assert_eq!(stream.finish().map_err(|e| e.offset), Err(*at));
+                assert_eq!(stream.finish().map_err(|e| e.valid_up_to()), Err(*at));
             }
             6 => {
                 let mut out = vec![0; 3 * invalid.len()];
@@ -128,7 +128,7 @@ fn racing_first_call_child() {
             assert!(utf8validate_core::validate(valid));
             assert_eq!(utf8validate_core::first_error(invalid), Some(*at));
             assert_eq!(
-                utf8validate_core::check(invalid).map_err(|e| e.offset),
+                utf8validate_core::check(invalid).map_err(|e| e.valid_up_to()),
                 Err(*at)
             );
         },

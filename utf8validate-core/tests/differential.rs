@@ -5,7 +5,7 @@ mod oracle;
 
 use oracle::{mutated_text, rfc_first_error, std_error, SAMPLES};
 use proptest::prelude::*;
-use utf8validate_core::{check, first_error, validate, validate_chunk, State};
+use utf8validate_core::{check, first_error, from_utf8, validate, validate_chunk, State};
 
 /// Every public Rust entry point agrees with the oracles on `bytes`.
 fn assert_agrees(bytes: &[u8]) {
@@ -25,14 +25,24 @@ fn assert_agrees(bytes: &[u8]) {
     match (check(bytes), want) {
         (Ok(()), None) => {}
         (Err(e), Some((offset, len))) => {
-            assert_eq!(e.offset, offset, "check offset on {bytes:02x?}");
+            assert_eq!(e.valid_up_to(), offset, "check offset on {bytes:02x?}");
+            assert_eq!(e.error_len(), len, "check error_len on {bytes:02x?}");
             assert_eq!(
-                e.length,
+                e.subpart_len(),
                 len.unwrap_or(bytes.len() - offset),
                 "check length on {bytes:02x?}"
             );
         }
         (got, want) => panic!("check {got:?} vs std {want:?} on {bytes:02x?}"),
+    }
+    match (from_utf8(bytes), std::str::from_utf8(bytes)) {
+        (Ok(got), Ok(want)) => assert!(std::ptr::eq(got, want), "from_utf8 on {bytes:02x?}"),
+        (Err(e), Err(s)) => assert_eq!(
+            (e.valid_up_to(), e.error_len()),
+            (s.valid_up_to(), s.error_len()),
+            "from_utf8 on {bytes:02x?}"
+        ),
+        (got, want) => panic!("from_utf8 {got:?} vs std {want:?} on {bytes:02x?}"),
     }
     let whole = validate_chunk(State::Start, bytes);
     assert_eq!(

@@ -1,15 +1,55 @@
 //! Exhaustive tests: every 1-, 2- and 3-byte string, each compared with the RFC 3629
-//! grammar (written independently in `oracle`) and with `std::str::from_utf8`; and
-//! (ignored by default, run by CI in release mode) every 4-byte string whose first
-//! byte is E0-F7. The draft's state machine itself (`byte_class`, `next_state`) is
+//! grammar (written independently in `oracle`) and with `std::str::from_utf8` (which
+//! `from_utf8` and `from_utf8_mut` must answer exactly as); and (ignored by default,
+//! run by CI in release mode) every 4-byte string whose first byte is E0-F7. The draft's state machine itself (`byte_class`, `next_state`) is
 //! held to the same oracles, and to the draft's byte classes.
 
 mod oracle;
 
 use oracle::{draft_class, rfc_first_error, std_error};
 use utf8validate_core::{
-    byte_class, check, first_error, next_state, valid_up_to, validate, validate_entry_point, State,
+    byte_class, check, first_error, from_utf8, from_utf8_mut, next_state, valid_up_to, validate,
+    validate_entry_point, ErrorKind, State,
 };
+
+/// `from_utf8` and `from_utf8_mut` answer as std's functions of the same names: the
+/// same `Ok` value (the same slice, as a `str`), or errors with the same
+/// `valid_up_to` and `error_len`.
+fn assert_as_std(bytes: &[u8]) {
+    match (from_utf8(bytes), std::str::from_utf8(bytes)) {
+        (Ok(got), Ok(want)) => assert!(
+            std::ptr::eq(got, want),
+            "{bytes:02x?}: from_utf8 gave another slice"
+        ),
+        (Err(e), Err(s)) => assert_eq!(
+            (e.valid_up_to(), e.error_len()),
+            (s.valid_up_to(), s.error_len()),
+            "{bytes:02x?}: from_utf8's error (valid_up_to, error_len), std's"
+        ),
+        (got, want) => panic!("{bytes:02x?}: from_utf8 {got:?}, std {want:?}"),
+    }
+    // The same for the mutable forms, on a copy (on the stack: the exhaustive loops
+    // call this millions of times).
+    let mut ours = [0u8; 80];
+    let mut theirs = [0u8; 80];
+    let (ours, theirs) = (&mut ours[..bytes.len()], &mut theirs[..bytes.len()]);
+    ours.copy_from_slice(bytes);
+    theirs.copy_from_slice(bytes);
+    let (ours_at, theirs_at) = (ours.as_ptr(), theirs.as_ptr());
+    match (from_utf8_mut(ours), std::str::from_utf8_mut(theirs)) {
+        (Ok(got), Ok(want)) => {
+            assert_eq!(&*got, &*want, "{bytes:02x?}: from_utf8_mut");
+            assert_eq!(got.as_ptr(), ours_at, "{bytes:02x?}: from_utf8_mut's slice");
+            assert_eq!(want.as_ptr(), theirs_at);
+        }
+        (Err(e), Err(s)) => assert_eq!(
+            (e.valid_up_to(), e.error_len()),
+            (s.valid_up_to(), s.error_len()),
+            "{bytes:02x?}: from_utf8_mut's error (valid_up_to, error_len), std's"
+        ),
+        (got, want) => panic!("{bytes:02x?}: from_utf8_mut {got:?}, std {want:?}"),
+    }
+}
 
 fn assert_agrees(bytes: &[u8]) {
     let want = rfc_first_error(bytes);
@@ -49,11 +89,18 @@ fn assert_agrees(bytes: &[u8]) {
     }
     if let (Err(e), Some((_, len))) = (check(bytes), std) {
         assert_eq!(
-            e.length,
-            len.unwrap_or(bytes.len() - e.offset),
-            "{bytes:02x?}: length"
+            e.subpart_len(),
+            len.unwrap_or(bytes.len() - e.valid_up_to()),
+            "{bytes:02x?}: subpart_len"
+        );
+        assert_eq!(
+            e.kind() == ErrorKind::Truncated,
+            len.is_none(),
+            "{bytes:02x?}: kind {:?}",
+            e.kind()
         );
     }
+    assert_as_std(bytes);
 }
 
 /// After every proper prefix of every character (every scalar value, U+0000 to
@@ -180,7 +227,8 @@ fn every_place_at_every_length_across_the_routes() {
     }
 }
 
-/// All 4-byte strings with a lead byte E0-F7 (about 570 million): run with
+/// All 4-byte strings with a lead byte E0-F7 (about 570 million), against the RFC
+/// grammar and, for `from_utf8`, against std: run with
 /// `cargo test --release --test exhaustive -- --ignored`.
 #[test]
 #[ignore = "about a minute in release mode; CI runs it with --ignored"]
@@ -196,6 +244,16 @@ fn every_four_byte_string_with_lead_e0_to_f7() {
                             "{v:02x?}: first_error {:?}, RFC grammar says {want:?}",
                             first_error(&v)
                         );
+                    }
+                    // `from_utf8` as std's (`from_utf8_mut` is the same check,
+                    // compared on every shorter input above).
+                    match (from_utf8(&v), std::str::from_utf8(&v)) {
+                        (Ok(got), Ok(want)) => assert!(std::ptr::eq(got, want), "{v:02x?}"),
+                        (Err(e), Err(s)) => assert!(
+                            e.valid_up_to() == s.valid_up_to() && e.error_len() == s.error_len(),
+                            "{v:02x?}: from_utf8 {e:?}, std {s:?}"
+                        ),
+                        (got, want) => panic!("{v:02x?}: from_utf8 {got:?}, std {want:?}"),
                     }
                 }
             }

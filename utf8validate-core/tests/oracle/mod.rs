@@ -8,13 +8,78 @@
 pub mod inputs;
 pub mod render;
 
+/// An error as the oracles give it, field by field: what `Utf8Error`'s accessors
+/// must answer (`valid_up_to`, `error_len`, `subpart_len`, `kind`), and what the C
+/// functions store in a `utf8_error` (`offset`, `length`, `kind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Detail {
+    /// The offset of the first ill-formed sequence (`valid_up_to`).
+    pub offset: usize,
+    /// std's `error_len`: `None` when the input ends inside the sequence.
+    pub error_len: Option<usize>,
+    /// The maximal subpart's length, to the end of the input when `error_len` is
+    /// `None` (`subpart_len`; the C struct's `length`).
+    pub length: usize,
+    /// The kind.
+    pub kind: utf8validate_core::ErrorKind,
+}
+
+impl Detail {
+    /// An error written out by hand: `error_len` is `None` for a truncated
+    /// sequence, as std's rule is, else the maximal subpart.
+    pub fn new(offset: usize, length: usize, kind: utf8validate_core::ErrorKind) -> Detail {
+        let truncated = kind == utf8validate_core::ErrorKind::Truncated;
+        Detail {
+            offset,
+            error_len: (!truncated).then_some(length),
+            length,
+            kind,
+        }
+    }
+}
+
+/// The value of `kind` in the C library's `utf8_error_kind`, as the header
+/// declares it (the index of its name in [`KIND_NAMES`]).
+pub fn c_kind(kind: utf8validate_core::ErrorKind) -> u32 {
+    use utf8validate_core::ErrorKind;
+    match kind {
+        ErrorKind::UnexpectedContinuation => 1,
+        ErrorKind::MissingContinuation => 2,
+        ErrorKind::Truncated => 3,
+        ErrorKind::Overlong => 4,
+        ErrorKind::Surrogate => 5,
+        ErrorKind::TooLarge => 6,
+        ErrorKind::InvalidByte => 7,
+        other => panic!("{other:?} has no value in the C header"),
+    }
+}
+
+/// The library's error, read through its accessors.
+impl From<utf8validate_core::Utf8Error> for Detail {
+    fn from(e: utf8validate_core::Utf8Error) -> Detail {
+        Detail {
+            offset: e.valid_up_to(),
+            error_len: e.error_len(),
+            length: e.subpart_len(),
+            kind: e.kind(),
+        }
+    }
+}
+
+/// The library's result, read through the error's accessors.
+pub fn detail(result: Result<(), utf8validate_core::Utf8Error>) -> Result<(), Detail> {
+    result.map_err(Detail::from)
+}
+
 /// What `check` (and a stream fed `bytes` in any chunks) must give, from std and
-/// the draft: offset, maximal-subpart length and kind of the first error.
-pub fn expected_check(bytes: &[u8]) -> Result<(), utf8validate_core::Utf8Error> {
+/// the draft: offset, `error_len`, maximal-subpart length and kind of the first
+/// error.
+pub fn expected_check(bytes: &[u8]) -> Result<(), Detail> {
     match std_error(bytes) {
         None => Ok(()),
-        Some((offset, len)) => Err(utf8validate_core::Utf8Error {
+        Some((offset, len)) => Err(Detail {
             offset,
+            error_len: len,
             length: len.unwrap_or(bytes.len() - offset),
             kind: draft_kind(bytes, offset, len.is_none()),
         }),
