@@ -58,7 +58,7 @@ base=${BASELINE:-$(newest_baseline)}
 new_soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 base_soname=$(sed -n "1s/.* soname='\([^']*\)'.*/\1/p" "$base")
 echo "abi-check: $lib ($new_soname) against $(basename "$base") ($base_soname)"
-readelf -S "$lib" | grep -q '\.debug_info' ||
+readelf -S "$lib" | grep '\.debug_info' >/dev/null ||
   { echo "abi-check: FAIL: $lib has no debug info (.debug_info): types cannot be compared" >&2; exit 1; }
 
 status=0
