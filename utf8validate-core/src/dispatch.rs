@@ -1,11 +1,12 @@
 //! The one place where the validation entry points meet a back end.
 //!
-//! Every public validation function, in Rust and in C, comes through here, and
-//! this module does one thing: it chooses the back end. What runs for an input of
-//! `n` bytes is the ladder's to say (`crate::ladder`), which the functions here
-//! run with the cached back end ([`current`]): inline in the C entry point, so
-//! that the arms that need no back end answer with no call, and the others end in
-//! one jump (a tail call) to the back end's entry for the length.
+//! The validation entry points, in Rust and in C ([`validate`], [`first_error`],
+//! [`valid_up_to`], [`validate_chunk`], and the stream's hand-off), are here, and
+//! this module does one thing for them: it chooses the back end. What runs for an
+//! input of `n` bytes is the ladder's to say (`crate::ladder`), which each entry
+//! point runs with the cached back end ([`current`]): inline in the C entry point,
+//! so that the arms that need no back end answer with no call, and the others end
+//! in one jump (a tail call) to the back end's entry for the length.
 //!
 //! # Choosing the back end
 //!
@@ -233,38 +234,59 @@ fn current() -> &'static Implementation {
     unsafe { &*ptr }
 }
 
-/// True iff `bytes` is well-formed UTF-8: the ladder with the cached back end,
-/// in the shape of the C function `utf8_validate`, which inlines it.
-#[inline(always)]
-pub(crate) fn validate(bytes: &[u8]) -> bool {
-    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
-    unsafe { ladder::whole(bytes, false, current) }
-}
+// The entry points of the Rust API and the C library: the ladder with the cached
+// back end.
 
-/// The verdict for a Rust caller of `crate::validate`, which inlines this: short
-/// ASCII answered in the caller, in the shape for inlining
-/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_rest`].
-#[inline(always)]
-pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
+/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7).
+///
+/// The empty slice is valid. Equivalent to `core::str::from_utf8(bytes).is_ok()`.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert!(utf8validate_core::validate("naïve €".as_bytes()));
+/// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
+/// ```
+// `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
+// the rest is a call to [`validate_rest`], which is not inlinable, so that
+// [`CURRENT`] stays local: see there.
+#[inline]
+pub fn validate(bytes: &[u8]) -> bool {
     if short_ascii_in_caller(bytes) {
         return true;
     }
     validate_rest(bytes)
 }
 
-/// [`validate`] past the short-ASCII test. Not `#[inline]`, so that other crates
-/// call it rather than compile their own copy: [`CURRENT`] is only read in this
-/// crate's object code (see there).
-pub(crate) fn validate_rest(bytes: &[u8]) -> bool {
-    // SAFETY: as in `validate`.
-    unsafe { ladder::whole(bytes, true, current) }
+/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9): the answer
+/// of [`validate`], in the shape for an entry point that is compiled once rather
+/// than inlined into its callers (the C library's `utf8_validate`, whose machine
+/// code is measured as it stands). Thread-safe, allocation-free, reads only
+/// `bytes`. Not a stable API: Rust callers use [`validate`].
+#[doc(hidden)]
+#[inline]
+pub fn validate_entry_point(bytes: &[u8]) -> bool {
+    // SAFETY: `current` returns a back end this CPU supports (or `DETECT`).
+    unsafe { ladder::whole(bytes, false, current) }
 }
 
-/// Offset of the first byte of the first ill-formed sequence, `None` when valid:
-/// short ASCII answered in the caller, as [`validate_in_caller`] does, the rest by
-/// [`first_error_rest`].
-#[inline(always)]
-pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
+/// The byte offset of the first byte of the first ill-formed sequence in `bytes`, or
+/// `None` when `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9).
+///
+/// The offset is counted in bytes from the start of `bytes`. It equals Rust's
+/// [`core::str::Utf8Error::valid_up_to`] and Python's `UnicodeDecodeError.start`:
+/// `bytes[..offset]` is the longest valid prefix that ends on a character boundary.
+/// A sequence cut short by the end of `bytes` (for example a lone `E2 82`) reports the
+/// offset of its lead byte. Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert_eq!(utf8validate_core::first_error(b"abc"), None);
+/// assert_eq!(utf8validate_core::first_error(b"ab\xED\xA0\x80"), Some(2)); // surrogate
+/// assert_eq!(utf8validate_core::first_error(b"ab\xE2\x82"), Some(2));     // truncated
+/// ```
+// `#[inline]`, as `validate` is (short ASCII in the caller, the rest in
+// [`first_error_rest`], which keeps [`CURRENT`] local).
+#[inline]
+pub fn first_error(bytes: &[u8]) -> Option<usize> {
     if short_ascii(bytes) {
         return None;
     }
@@ -272,28 +294,61 @@ pub(crate) fn first_error(bytes: &[u8]) -> Option<usize> {
     (offset < bytes.len()).then_some(offset)
 }
 
-/// [`first_error_offset`] past the short-ASCII test. Not `#[inline]`, for the
-/// reason [`validate_rest`] is not.
-pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
-    // SAFETY: as in `validate`.
-    unsafe { ladder::whole(bytes, true, current) }
-}
-
-/// Offset of the first byte of the first ill-formed sequence, `bytes.len()` when
-/// valid: the ladder with the cached back end, in the shape of the C function
-/// `utf8_first_error`.
-#[inline]
-pub(crate) fn first_error_offset(bytes: &[u8]) -> usize {
-    // SAFETY: as in `validate`.
+/// The length of the longest prefix of `bytes` that is well-formed UTF-8 (RFC 3629
+/// §4; Unicode §3.9): the offset of the first byte of the first ill-formed sequence,
+/// or `bytes.len()` when `bytes` is well-formed.
+///
+/// The same number as [`first_error`] without the `Option`, and as Rust's
+/// [`core::str::Utf8Error::valid_up_to`]; the C function `utf8_first_error` returns it.
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// assert_eq!(utf8validate_core::valid_up_to(b"abc"), 3);
+/// assert_eq!(utf8validate_core::valid_up_to(b"ab\xC0\xAF"), 2); // overlong '/'
+/// ```
+// Not `#[inline]`, so that [`CURRENT`] stays local: see there.
+pub fn valid_up_to(bytes: &[u8]) -> usize {
+    // SAFETY: as in `validate_entry_point`.
     unsafe { ladder::whole(bytes, false, current) }
 }
 
-/// The machine's state after `bytes`, starting from `state`: the ladder with the
-/// cached back end.
-#[inline]
-pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    // SAFETY: as in `validate`.
+/// Runs the draft's state machine over `bytes`, starting from `state`, and returns
+/// the state it ends in: the streaming form of [`validate`].
+///
+/// Feeding the chunks of a buffer in order, starting from [`State::Start`], ends in
+/// `State::Start` iff the whole buffer is well-formed UTF-8 (RFC 3629 §4; Unicode
+/// §3.9, Table 3-7), however it was split. A final state
+/// other than `Start` and `Error` means the data ended inside a sequence;
+/// [`State::Error`] is absorbing (once there, every later call returns it).
+/// Thread-safe, allocation-free, reads only `bytes`.
+///
+/// ```
+/// use utf8validate_core::{validate_chunk, State};
+/// let s = validate_chunk(State::Start, b"caf\xC3");  // 'é' split in two
+/// assert_eq!(s, State::A);
+/// assert_eq!(validate_chunk(s, b"\xA9!"), State::Start);
+/// ```
+// Not `#[inline]`, so that [`CURRENT`] stays local: see there.
+pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
+    // SAFETY: as in `validate_entry_point`.
     unsafe { ladder::chunk(state, bytes, ReturnState, current) }
+}
+
+// Their out-of-line halves and the stream's hand-off.
+
+/// [`validate`] past the short-ASCII test. Not `#[inline]`, so that other crates
+/// call it rather than compile their own copy: [`CURRENT`] is only read in this
+/// crate's object code (see there).
+pub(crate) fn validate_rest(bytes: &[u8]) -> bool {
+    // SAFETY: as in `validate_entry_point`.
+    unsafe { ladder::whole(bytes, true, current) }
+}
+
+/// [`valid_up_to`] past the short-ASCII test. Not `#[inline]`, for the
+/// reason [`validate_rest`] is not.
+pub(crate) fn first_error_rest(bytes: &[u8]) -> usize {
+    // SAFETY: as in `validate_entry_point`.
+    unsafe { ladder::whole(bytes, true, current) }
 }
 
 /// The chunk `bytes` after `state`, its state handed on with `to` (the stream's
@@ -303,7 +358,7 @@ pub(crate) fn validate_chunk(state: State, bytes: &[u8]) -> State {
 /// `to` must be what `crate::chunk::HandOff`'s end takes.
 #[inline(always)]
 pub(crate) unsafe fn hand_off(state: State, bytes: &[u8], to: *mut c_void) -> bool {
-    // SAFETY: as in `validate`, and the caller's guarantee on `to`.
+    // SAFETY: as in `validate_entry_point`, and the caller's guarantee on `to`.
     unsafe { ladder::chunk(state, bytes, HandOff::new(to), current) }
 }
 

@@ -75,11 +75,13 @@
 //! (`sizes`); lead and continuation bytes (`sequence`, `ascii`); the engines,
 //! which check bytes (`scalar`, `answer` for a whole input's two answers, `chunk`
 //! for data in chunks, `simd`); `implementation` for what every back end provides;
-//! `ladder`; `dispatch`; the Rust API ([`diagnostics`], [`stream`], [`percent`]
-//! for percent-encoded text, [`escape`] and [`excerpt`] for log lines, and the
-//! functions here). The back ends know nothing of the [`Stream`]: they hand a
-//! chunk's state on to an opaque pointer (`chunk::HandOff`), and `stream` compiles
-//! its bookkeeping into them through its `ChunkEnd` for that type.
+//! `ladder`; `dispatch`, with the entry points ([`validate`], [`first_error`],
+//! [`valid_up_to`], [`validate_chunk`]); the rest of the Rust API
+//! ([`diagnostics`], [`stream`], [`percent`] for percent-encoded text, [`escape`]
+//! and [`excerpt`] for log lines, and [`from_utf8`] here). The back ends know
+//! nothing of the [`Stream`]: they hand a chunk's state on to an opaque pointer
+//! (`chunk::HandOff`), and `stream` compiles its bookkeeping into them through its
+//! `ChunkEnd` for that type.
 //!
 //! ## Guarantees (Rust and C alike)
 //!
@@ -164,27 +166,13 @@ struct ReadmeDoctests;
 pub use dispatch::backends;
 
 pub use diagnostics::{check, ErrorKind, Utf8Error};
+#[doc(hidden)]
+pub use dispatch::validate_entry_point;
+pub use dispatch::{first_error, valid_up_to, validate, validate_chunk};
 pub use escape::{escape_into, replace_into, Rendered};
 pub use percent::{check_percent, PercentError};
 pub use state_machine::{byte_class, next_state, ByteClass, State};
 pub use stream::Stream;
-
-/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9, Table 3-7).
-///
-/// The empty slice is valid. Equivalent to `core::str::from_utf8(bytes).is_ok()`.
-/// Thread-safe, allocation-free, reads only `bytes`.
-///
-/// ```
-/// assert!(utf8validate_core::validate("naïve €".as_bytes()));
-/// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
-/// ```
-// `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
-// the rest is a call to `dispatch::validate_rest`, which is not inlinable, so that
-// `dispatch::CURRENT` stays local: see there.
-#[inline]
-pub fn validate(bytes: &[u8]) -> bool {
-    dispatch::validate_in_caller(bytes)
-}
 
 /// Converts a slice of bytes to a string slice if it is well-formed UTF-8 (RFC 3629
 /// §4; Unicode §3.9, Table 3-7), as [`core::str::from_utf8`] does, with the same
@@ -225,76 +213,6 @@ pub fn from_utf8_mut(bytes: &mut [u8]) -> Result<&mut str, Utf8Error> {
     // SAFETY: as in `from_utf8`: `check` found `bytes` well-formed UTF-8, and a
     // `&mut str` may only be written through in ways that keep it so.
     Ok(unsafe { core::str::from_utf8_unchecked_mut(bytes) })
-}
-
-/// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9): the answer
-/// of [`validate`], in the shape for an entry point that is compiled once rather
-/// than inlined into its callers (the C library's `utf8_validate`, whose machine
-/// code is measured as it stands). Thread-safe, allocation-free, reads only
-/// `bytes`. Not a stable API: Rust callers use [`validate`].
-#[doc(hidden)]
-#[inline]
-pub fn validate_entry_point(bytes: &[u8]) -> bool {
-    dispatch::validate(bytes)
-}
-
-/// The byte offset of the first byte of the first ill-formed sequence in `bytes`, or
-/// `None` when `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9).
-///
-/// The offset is counted in bytes from the start of `bytes`. It equals Rust's
-/// [`core::str::Utf8Error::valid_up_to`] and Python's `UnicodeDecodeError.start`:
-/// `bytes[..offset]` is the longest valid prefix that ends on a character boundary.
-/// A sequence cut short by the end of `bytes` (for example a lone `E2 82`) reports the
-/// offset of its lead byte. Thread-safe, allocation-free, reads only `bytes`.
-///
-/// ```
-/// assert_eq!(utf8validate_core::first_error(b"abc"), None);
-/// assert_eq!(utf8validate_core::first_error(b"ab\xED\xA0\x80"), Some(2)); // surrogate
-/// assert_eq!(utf8validate_core::first_error(b"ab\xE2\x82"), Some(2));     // truncated
-/// ```
-// `#[inline]`, as `validate` is (short ASCII in the caller, the rest in
-// `dispatch::first_error_rest`, which keeps `dispatch::CURRENT` local).
-#[inline]
-pub fn first_error(bytes: &[u8]) -> Option<usize> {
-    dispatch::first_error(bytes)
-}
-
-/// The length of the longest prefix of `bytes` that is well-formed UTF-8 (RFC 3629
-/// §4; Unicode §3.9): the offset of the first byte of the first ill-formed sequence,
-/// or `bytes.len()` when `bytes` is well-formed.
-///
-/// The same number as [`first_error`] without the `Option`, and as Rust's
-/// [`core::str::Utf8Error::valid_up_to`]; the C function `utf8_first_error` returns it.
-/// Thread-safe, allocation-free, reads only `bytes`.
-///
-/// ```
-/// assert_eq!(utf8validate_core::valid_up_to(b"abc"), 3);
-/// assert_eq!(utf8validate_core::valid_up_to(b"ab\xC0\xAF"), 2); // overlong '/'
-/// ```
-// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
-pub fn valid_up_to(bytes: &[u8]) -> usize {
-    dispatch::first_error_offset(bytes)
-}
-
-/// Runs the draft's state machine over `bytes`, starting from `state`, and returns
-/// the state it ends in: the streaming form of [`validate`].
-///
-/// Feeding the chunks of a buffer in order, starting from [`State::Start`], ends in
-/// `State::Start` iff the whole buffer is well-formed UTF-8 (RFC 3629 §4; Unicode
-/// §3.9, Table 3-7), however it was split. A final state
-/// other than `Start` and `Error` means the data ended inside a sequence;
-/// [`State::Error`] is absorbing (once there, every later call returns it).
-/// Thread-safe, allocation-free, reads only `bytes`.
-///
-/// ```
-/// use utf8validate_core::{validate_chunk, State};
-/// let s = validate_chunk(State::Start, b"caf\xC3");  // 'é' split in two
-/// assert_eq!(s, State::A);
-/// assert_eq!(validate_chunk(s, b"\xA9!"), State::Start);
-/// ```
-// Not `#[inline]`, so that `dispatch::CURRENT` stays local: see there.
-pub fn validate_chunk(state: State, bytes: &[u8]) -> State {
-    dispatch::validate_chunk(state, bytes)
 }
 
 /// The library's version, `MAJOR.MINOR.PATCH`, as in `Cargo.toml`.

@@ -229,7 +229,7 @@ pub fn check_percent(raw: &[u8]) -> Result<usize, PercentError> {
 fn decoded_if_valid(raw: &[u8]) -> Option<usize> {
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     if !raw.contains(&b'%') {
-        return dispatch::validate_in_caller(raw).then_some(raw.len());
+        return dispatch::validate(raw).then_some(raw.len());
     }
     let mut state = State::Start;
     let mut r = 0;
