@@ -217,4 +217,13 @@ mod tests {
         assert_eq!(around_subpart(b"abcdef", reversed, 1), 4..4);
         assert_eq!(around_subpart(b"abc", usize::MAX..usize::MAX, 1), 3..3);
     }
+
+    /// An empty subpart inside the bytes (the C library's error for a buffer it
+    /// could not read has no bytes) still has its context around it.
+    #[test]
+    fn an_empty_subpart_inside_the_bytes_has_its_context() {
+        assert_eq!(around_subpart(b"abcdef", 3..3, 2), 1..5);
+        assert_eq!(around_subpart("aé€".as_bytes(), 3..3, 2), 1..3);
+        assert_eq!(around_subpart(b"abc", 0..0, 5), 0..3);
+    }
 }
