@@ -1,8 +1,9 @@
 //! Exhaustive tests: every 1-, 2- and 3-byte string, each compared with the RFC 3629
 //! grammar (written independently in `oracle`) and with `std::str::from_utf8` (which
 //! `from_utf8` and `from_utf8_mut` must answer exactly as); and (ignored by default,
-//! run by CI in release mode) every 4-byte string whose first byte is E0-F7. The draft's state machine itself (`byte_class`, `next_state`) is
-//! held to the same oracles, and to the draft's byte classes.
+//! run by CI in release mode) every 4-byte string whose first byte is E0-F7. The
+//! draft's state machine itself (`byte_class`, `next_state`) is held to the same
+//! oracles, and to the draft's byte classes.
 
 mod oracle;
 
