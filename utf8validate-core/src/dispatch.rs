@@ -38,12 +38,14 @@
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ascii::{short_ascii, short_ascii_in_caller};
+use crate::ascii::{few_word, short_ascii, short_ascii_in_caller};
 use crate::chunk::{HandOff, ReturnState};
+use crate::hint::cold_path;
 use crate::implementation::{always, Entries, Implementation, SCALAR};
 use crate::ladder;
 #[cfg(simd_back_end)]
 use crate::ladder::back_end;
+use crate::sizes::FEW;
 use crate::state_machine::State;
 
 /// Every back end compiled for this target, best first; the last one always runs.
@@ -243,11 +245,20 @@ pub(crate) fn validate(bytes: &[u8]) -> bool {
 
 /// The verdict for a Rust caller of `crate::validate`, which inlines this: short
 /// ASCII answered in the caller, in the shape for inlining
-/// (`crate::ascii::short_ascii_in_caller`), the rest by [`validate_rest`].
+/// (`crate::ascii::short_ascii_in_caller`); other input of at most 8 bytes by the
+/// scalar machine, also in the caller, over all 8 bytes of a word with no loop
+/// (`crate::scalar::validate_word`), laid out after the ASCII path (`cold_path`),
+/// which then runs with no taken branch; the rest by [`validate_rest`]. Below 8
+/// bytes the ladder would run the same machine behind a call, and at 8 a back end's
+/// block, which for 8 bytes costs more than 8 steps of the machine.
 #[inline(always)]
 pub(crate) fn validate_in_caller(bytes: &[u8]) -> bool {
     if short_ascii_in_caller(bytes) {
         return true;
+    }
+    cold_path();
+    if bytes.len() <= FEW {
+        return crate::scalar::validate_word(few_word(bytes));
     }
     validate_rest(bytes)
 }

@@ -159,9 +159,10 @@ pub use stream::Stream;
 /// assert!(utf8validate_core::validate("naïve €".as_bytes()));
 /// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
-// `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
-// the rest is a call to `dispatch::validate_rest`, which is not inlinable, so that
-// `dispatch::CURRENT` stays local: see there.
+// `#[inline]`: a caller in another crate answers short ASCII itself, with no call,
+// and other input of up to 8 bytes with the scalar machine; the rest is a call to
+// `dispatch::validate_rest`, which is not inlinable, so that `dispatch::CURRENT`
+// stays local: see there.
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
     dispatch::validate_in_caller(bytes)
