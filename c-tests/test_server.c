@@ -3,7 +3,8 @@
  * rules (oracle.h: the RFC 3629 grammar, the boundaries between its units, the
  * percent decoding), never against the library's own answers:
  * - utf8_validate_inline (the header's short path): every length 0-80 at 8
- *   alignments, with one non-ASCII byte at every position, and every 2-byte string;
+ *   alignments, with one non-ASCII byte at every position, and every 1- and 2-byte
+ *   string;
  * - utf8_check_percent and utf8_percent_decode: every string of three pieces from a
  *   list of escapes, broken escapes and raw bytes, and long inputs whose error falls
  *   on each side of the 256-byte pieces the check decodes at a time;
@@ -51,6 +52,11 @@ static void inline_short_path(void)
                 CHECK(utf8_validate_inline(t_guarded(s, len), len), "[%s]", hex(s, len));
             }
         }
+    }
+    for (a = 0; a < 256; a++) { /* a lone byte: answered in the caller */
+        unsigned char one = (unsigned char)a;
+        CHECK(utf8_validate_inline(t_guarded(&one, 1), 1) == rfc3629_check(&one, 1).valid,
+              "[%02X]", a);
     }
     for (a = 0; a < 256; a++) {
         for (b = 0; b < 256; b++) {

@@ -59,6 +59,22 @@ pub(crate) fn short_ascii_in_caller(bytes: &[u8]) -> bool {
     }
 }
 
+/// The bytes of `bytes` (at most 8) in a `u64`, the first in its low 8 bits, and
+/// zero bytes after them, for `crate::scalar::validate_word`: from two overlapping
+/// loads of 4 or 2 bytes, the second shifted to its place (where the two overlap,
+/// both hold the same bytes), or the byte itself.
+#[inline(always)]
+pub(crate) fn few_word(bytes: &[u8]) -> u64 {
+    let len = bytes.len();
+    if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        u64::from(u32::from_le_bytes(*a)) | u64::from(u32::from_le_bytes(*b)) << (8 * (len - 4))
+    } else if let (Some(a), Some(b)) = (bytes.first_chunk::<2>(), bytes.last_chunk::<2>()) {
+        u64::from(u16::from_le_bytes(*a)) | u64::from(u16::from_le_bytes(*b)) << (8 * (len - 2))
+    } else {
+        bytes.first().map_or(0, |&b| u64::from(b))
+    }
+}
+
 /// True iff `bytes` (at most [`BLOCK`] bytes) is all ASCII. For 16 to [`BLOCK`]
 /// bytes: the OR of two or four overlapping 16-byte loads, leaving after the first
 /// 16 bytes when they are not ASCII (SSE2 is part of the target's baseline: x86-64,
@@ -118,6 +134,22 @@ fn tiny_ascii(bytes: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `few_word` holds the bytes in order and zeros after them, at every length
+    /// up to 8.
+    #[test]
+    fn few_word_is_the_bytes_then_zeros() {
+        let bytes = [0x81u8, 0x92, 0xA3, 0xB4, 0xC5, 0xD6, 0xE7, 0xF8];
+        for len in 0..=8 {
+            let mut padded = [0u8; 8];
+            padded[..len].copy_from_slice(&bytes[..len]);
+            assert_eq!(
+                few_word(&bytes[..len]),
+                u64::from_le_bytes(padded),
+                "len {len}"
+            );
+        }
+    }
 
     /// Both shapes against `is_ascii`: every length up to 70, with one non-ASCII
     /// byte at each position (and none).

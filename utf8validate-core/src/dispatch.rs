@@ -39,7 +39,7 @@
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ascii::{short_ascii, short_ascii_in_caller};
+use crate::ascii::short_ascii;
 use crate::chunk::{HandOff, ReturnState};
 use crate::implementation::{always, Entries, Implementation, SCALAR};
 use crate::ladder;
@@ -246,15 +246,13 @@ fn current() -> &'static Implementation {
 /// assert!(utf8validate_core::validate("naïve €".as_bytes()));
 /// assert!(!utf8validate_core::validate(b"\xC0\xAF")); // overlong '/'
 /// ```
-// `#[inline]`: a caller in another crate answers short ASCII itself, with no call;
-// the rest is a call to [`validate_rest`], which is not inlinable, so that
-// [`CURRENT`] stays local: see there.
+// `#[inline]`: a caller in another crate runs the rungs of the ladder that need no
+// back end in its own code (`crate::ladder::in_caller`); the rest is a call to
+// [`validate_rest`], which is not inlinable, so that [`CURRENT`] stays local: see
+// there.
 #[inline]
 pub fn validate(bytes: &[u8]) -> bool {
-    if short_ascii_in_caller(bytes) {
-        return true;
-    }
-    validate_rest(bytes)
+    ladder::in_caller(bytes, validate_rest)
 }
 
 /// True iff `bytes` is well-formed UTF-8 (RFC 3629 §4; Unicode §3.9): the answer

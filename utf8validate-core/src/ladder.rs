@@ -4,7 +4,7 @@
 //!
 //! | `n` | whole input (`utf8_validate`, `utf8_first_error`) | chunk (`utf8_validate_chunk`, `utf8_stream_feed`) |
 //! |---|---|---|
-//! | under `FEW` (8) | the scalar machine, one shift a byte (`Answer::few`) | - |
+//! | under `FEW` (8) | the scalar machine, one shift a byte (`Answer::few`); in a Rust caller of `validate`, up to `WORD` (8), over one word ([`in_caller`]) | - |
 //! | under `CHUNK_FROM` (3) | - | the draft's machine, at most two steps |
 //! | up to `BLOCK` (64), all ASCII | valid (`crate::ascii::short_ascii`) | START after START, else ERROR |
 //! | up to `BLOCK` | the back end's `block` entry: `simd::plain::block` | `simd::plain::chunk_block` |
@@ -22,11 +22,12 @@
 //! last character boundary before the failing block (`crate::answer`).
 
 use crate::answer::Answer;
-use crate::ascii::short_ascii;
+use crate::ascii::{few_word, short_ascii, short_ascii_in_caller};
 use crate::chunk::{ChunkEnd, HandOff, ReturnState};
 use crate::hint::cold_path;
 use crate::implementation::{Entries, Implementation};
-use crate::sizes::{BLOCK, CHUNK_FROM, FEW, MEDIUM};
+use crate::scalar::validate_word;
+use crate::sizes::{BLOCK, CHUNK_FROM, FEW, MEDIUM, WORD};
 use crate::state_machine::{run, State};
 
 /// The answer `A` for a whole input `bytes`, with the back end that `back_end()`
@@ -58,6 +59,27 @@ pub(crate) unsafe fn whole<A: WholeEntry>(
             _ => A::enter(&back_end().long, bytes),
         }
     }
+}
+
+/// The verdict for `bytes` in a Rust caller of `crate::validate`, which inlines this:
+/// the rungs that need no back end, in the caller's own code, then `rest` (the
+/// ladder behind a call, [`whole`] with the ASCII rung done). All ASCII up to
+/// [`BLOCK`] bytes first, in the shape for inlining
+/// (`crate::ascii::short_ascii_in_caller`), with no taken branch; other input of up
+/// to [`WORD`] bytes by the scalar machine over the 8 bytes of one word, with no loop
+/// (`crate::scalar::validate_word`): behind the call the machine would run the same
+/// steps for fewer than [`FEW`], and at 8 bytes a back end's block, which costs more.
+#[inline(always)]
+pub(crate) fn in_caller(bytes: &[u8], rest: impl FnOnce(&[u8]) -> bool) -> bool {
+    if short_ascii_in_caller(bytes) {
+        return true;
+    }
+    // Laid out after the ASCII path, which then runs with no taken branch.
+    cold_path();
+    if bytes.len() <= WORD {
+        return validate_word(few_word(bytes));
+    }
+    rest(bytes)
 }
 
 /// The state after `state` followed by the chunk `bytes`, as `end` answers it,

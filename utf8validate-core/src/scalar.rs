@@ -112,6 +112,23 @@ pub(crate) fn validate_few(bytes: &[u8]) -> bool {
     at_boundary(s)
 }
 
+/// True iff the bytes of `word` (the first in its low 8 bits), as many as the input
+/// has and then zero bytes up to 8, are well-formed UTF-8: the machine over all 8
+/// bytes, with no loop and no branch. The zero bytes cannot change the answer: after
+/// a well-formed input the machine is in START, where ASCII keeps it, and after an
+/// input that ends inside a sequence, ASCII moves it to ERROR, which it never leaves.
+/// For non-ASCII inputs of at most 8 bytes in a Rust caller's code
+/// (`crate::dispatch::validate_in_caller`), in a word from
+/// [`crate::ascii::few_word`].
+#[inline(always)]
+pub(crate) fn validate_word(word: u64) -> bool {
+    let mut s = START_SLOT;
+    for byte in word.to_le_bytes() {
+        s = step(s, byte);
+    }
+    at_boundary(s)
+}
+
 /// Where a scan stopped because the machine entered ERROR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Stop {

@@ -6,6 +6,11 @@
 /// back end's indirect call and vector set-up cost more than that.
 pub(crate) const FEW: usize = 8;
 
+/// The bytes of a `u64`: a Rust caller of `crate::validate` checks input of up to
+/// this many bytes that is not all ASCII in its own code, by the scalar machine over
+/// one word (`crate::ladder::in_caller`).
+pub(crate) const WORD: usize = 8;
+
 /// Chunks shorter than this go through the draft's machine, at most two steps:
 /// with fewer than 3 bytes a chunk could end before the sequence it carries on
 /// does, and its last bytes would not tell its state (`tests/backends.rs` fails
