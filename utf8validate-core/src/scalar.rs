@@ -118,7 +118,7 @@ pub(crate) fn validate_few(bytes: &[u8]) -> bool {
 /// a well-formed input the machine is in START, where ASCII keeps it, and after an
 /// input that ends inside a sequence, ASCII moves it to ERROR, which it never leaves.
 /// For non-ASCII inputs of at most 8 bytes in a Rust caller's code
-/// (`crate::dispatch::validate_in_caller`), in a word from
+/// (`crate::ladder::in_caller`), in a word from
 /// [`crate::ascii::few_word`].
 #[inline(always)]
 pub(crate) fn validate_word(word: u64) -> bool {

@@ -175,7 +175,7 @@ fn every_three_byte_string_in_context() {
 
 /// `validate` picks its route by length: all-ASCII input by a tree whose branches
 /// part at 4, 8, 16 and 64 bytes; other input of at most 8 bytes by the scalar
-/// machine over a word; the rest by the back end (`dispatch::validate_in_caller`). So at every
+/// machine over a word; the rest by the back end (`ladder::in_caller`). So at every
 /// length from 1 to 70, a well-formed or ill-formed sequence at every place in
 /// ASCII (its first and last bytes included), and, up to 9 bytes, every 3-byte
 /// string with a non-ASCII lead byte (the second and third bytes from a set of
