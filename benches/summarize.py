@@ -297,7 +297,7 @@ def chunks_table(results):
     rows = []
     for g in groups:
         r = results[g]
-        name, chunk = g[len("chunks-"):].rsplit("-", 1)
+        name, size = g[len("chunks-"):].rsplit("-", 1)
         speed = {f: gbps(*r[f]) for f in CHUNK_COLUMNS if f in r}
         peers = [speed[f] for f in ("simdutf8_streaming", "simdutf8_chunked") if f in speed]
         best = max(peers) if peers else None
@@ -306,10 +306,10 @@ def chunks_table(results):
         chunk, stream, whole = (speed.get(f) for f in
                                 ("utf8validate_chunk", "utf8validate_stream", "utf8validate_whole"))
         cells = [f"{speed[f]:.2f}" if f in speed else "-" for f in CHUNK_COLUMNS]
-        print(f"| {name} | {chunk} | " + " | ".join(cells) + " | " +
+        print(f"| {name} | {size} | " + " | ".join(cells) + " | " +
               " | ".join([ratio(chunk, best), ratio(stream, best), ratio(stream, chunk),
                           ratio(chunk, whole)]) + " |")
-        rows.append([name, chunk] + [f"{speed[f]:.3f}" if f in speed else "" for f in CHUNK_COLUMNS])
+        rows.append([name, size] + [f"{speed[f]:.3f}" if f in speed else "" for f in CHUNK_COLUMNS])
     return [["input", "chunk_bytes"] + CHUNK_COLUMNS] + rows
 
 
