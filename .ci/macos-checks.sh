@@ -80,12 +80,14 @@ for target in x86_64-apple-darwin aarch64-apple-darwin; do
   if [ "$target" = aarch64-apple-darwin ]; then
     rustc --print cfg --target "$target" | grep -x 'target_feature="neon"' >/dev/null ||
       fail "$target does not enable NEON"
-    # The two entry points every back end has (src/dispatch.rs's table holds them).
-    for fn in validate first_error; do
-      nm_lib --defined-only | grep "4simd7aarch644neon[0-9]*${fn}17h" >/dev/null ||
-        fail "$target: no NEON $fn in the static library"
+    # The entries of the ladder's three rungs that every back end has (the table in
+    # utf8validate-core/src/dispatch.rs, each row in a module named after its back end).
+    for fn in block medium long; do
+      nm_lib --defined-only | grep "15IMPLEMENTATIONS4neon${#fn}${fn}17h" >/dev/null ||
+        fail "$target: no NEON $fn entry in the static library"
     done
-    ! nm_lib --defined-only | grep '4simd3x86' >/dev/null || fail "$target: an x86 back end is compiled in"
+    ! nm_lib --defined-only | grep -E '4simd3x86|15IMPLEMENTATIONS(6avx512|4avx2|5ssse3)' >/dev/null ||
+      fail "$target: an x86 back end is compiled in"
     echo "NEON: the target enables it, and the library holds the NEON back end and no x86 one"
   fi
 
