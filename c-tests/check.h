@@ -61,5 +61,6 @@ void test_examples(void);
 void test_never_used(void);
 void test_chunks(void);
 void test_server(void);
+void test_server_pieces(void);
 
 #endif /* C_TESTS_CHECK_H */

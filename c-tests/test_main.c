@@ -66,5 +66,7 @@ int main(int argc, char **argv)
     test_chunks();
     printf("== a server's entry check: short strings, %%-encoded text, log lines\n");
     test_server();
+    printf("== a request in pieces: queries, body windows, log-line fields\n");
+    test_server_pieces();
     return check_summary();
 }

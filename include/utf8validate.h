@@ -24,6 +24,17 @@
 #define UTF8VALIDATE_VERSION_STRING "0.1.0"
 
 /**
+ * The widest context `utf8_tail_window` shows on each side of an error, in bytes.
+ */
+#define UTF8_TAIL_CONTEXT_MAX 64
+
+/**
+ * The most bytes the fields take besides the value: the names, three quotes,
+ * five numbers of 20 digits, the longest kind name and message.
+ */
+#define UTF8_LOG_FIELDS_FIXED 256
+
+/**
  * The state of the draft's machine between two bytes.
  *
  * The discriminants are part of the C ABI (`utf8_state` in `utf8validate.h`): they
@@ -223,6 +234,58 @@ typedef struct {
    */
   size_t end;
 } utf8_span;
+
+/**
+ * Where the first ill-formed argument of a query is (`utf8_check_query`).
+ */
+typedef struct {
+  /**
+   * Which argument, counted from 1 in the order of the query; 0 when no argument
+   * is ill-formed (and for an unreadable query).
+   */
+  size_t index;
+  /**
+   * The argument's raw bytes in the query, `[start, end)`, without the
+   * separators around it.
+   */
+  utf8_span argument;
+  /**
+   * The raw bytes that decode to the maximal subpart, as offsets in the query
+   * (`utf8_check_percent`'s `raw`, moved by the argument's start).
+   */
+  utf8_span raw;
+  /**
+   * The first ill-formed sequence of the argument's decoded bytes, as
+   * `utf8_check_percent` reports it for the argument: offset and maximal-subpart
+   * length in decoded bytes of the argument, and the kind.
+   */
+  utf8_error error;
+} utf8_query_error;
+
+/**
+ * The last bytes of an input fed in pieces (a request body read from a socket),
+ * and how many bytes were fed: what `utf8_tail_window` needs to show the bytes
+ * around an error that `utf8_stream` found in a later piece (RFC 3629 section 4;
+ * maximal subparts as Unicode section 3.9 defines them).
+ *
+ * The caller allocates it (on the stack, inside its own structs); it holds no
+ * pointers and owns no heap memory. Its fields are private. The all-zero value is
+ * the empty input (`utf8_tail_init`). Thread safety: plain data, as `utf8_stream`.
+ */
+typedef struct {
+  /**
+   * Private. Bytes fed so far (saturates at `SIZE_MAX`).
+   */
+  size_t fed;
+  /**
+   * Private. How many of `bytes` hold the last bytes fed (at most 72).
+   */
+  size_t len;
+  /**
+   * Private. The last bytes fed, oldest first.
+   */
+  uint8_t bytes[72];
+} utf8_tail;
 
 #ifdef __cplusplus
 extern "C" {
@@ -755,6 +818,147 @@ bool utf8_check_percent(const char *buf, size_t len, utf8_error *err, utf8_span 
  * must not overlap.
  */
 size_t utf8_percent_decode(const char *buf, size_t len, char *out, size_t out_cap);
+
+/**
+ * Checks a query string (or a form body, `application/x-www-form-urlencoded`)
+ * argument by argument: splits `buf[0..len)` at each `separator` byte (usually
+ * '&') and checks whether each argument decodes to well-formed UTF-8 by the rule of
+ * `utf8_check_percent` (RFC 3986 section 2.1; RFC 3629 section 4), and when one
+ * does not, says which is the first and where its first ill-formed sequence is,
+ * in the argument's decoded bytes and in the raw query.
+ *
+ * - Returns true iff every argument decodes to well-formed UTF-8 (the decoded
+ *   query as a whole is then well-formed too, the separator being ASCII; a
+ *   separator that is not ASCII splits nothing a decoder would join, and is checked
+ *   as a byte of the arguments around it); `*err` (if given) is then
+ *   `{ .index = 0, .argument = { len, len }, .raw = { len, len }, .error = { D, 0,
+ *   UTF8_ERROR_NONE } }`, D the decoded length of the query.
+ * - Returns false otherwise, with `*err` the first ill-formed argument: its index
+ *   (from 1), its raw span, and `utf8_check_percent`'s error and raw span for it.
+ *   To show it in a log line, decode `buf[argument.start .. argument.end)` with
+ *   `utf8_percent_decode` and give `err.error` and those bytes to `utf8_log_fields`.
+ *   For "a=1&b=%C0%AF" and '&': index 2, argument {4, 12}, raw {6, 9}, error
+ *   {2, 1, UTF8_ERROR_OVERLONG}.
+ * - The common case costs one `utf8_check_percent` over the whole query; only an
+ *   ill-formed query is checked again, argument by argument.
+ * - `buf == NULL` with `len > 0` returns false with `*err` = `{ 0, {0, 0},
+ *   {0, 0}, { 0, 0, UTF8_ERROR_INVALID_BYTE } }`; `buf` is not dereferenced.
+ *   `err == NULL`: only the verdict.
+ * - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only `*err`.
+ *
+ * # Safety
+ * Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+ * is NULL, `err` must point to a writable `utf8_query_error`.
+ */
+bool utf8_check_query(const char *buf, size_t len, char separator, utf8_query_error *err);
+
+/**
+ * Sets `*t` to the empty input (all zeros). `t == NULL` does nothing.
+ *
+ * # Safety
+ * Unless it is NULL, `t` must point to a writable `utf8_tail`.
+ */
+void utf8_tail_init(utf8_tail *t);
+
+/**
+ * Records the piece `buf[0..len)` as the next bytes of the input: keeps its last
+ * bytes (at most the `UTF8_TAIL_CONTEXT_MAX` + 8 last bytes of the input) and
+ * counts it. Call it after `utf8_stream_feed` accepted the piece, so that the
+ * tail ends where the next piece starts.
+ *
+ * - `t == NULL`, or `buf == NULL` (any `len`), does nothing.
+ * - Copies at most `UTF8_TAIL_CONTEXT_MAX` + 8 bytes, whatever `len` is.
+ * - Thread-safe for distinct tails; allocates nothing; reads only `buf[0..len)`
+ *   and `*t`, writes only `*t`.
+ *
+ * # Safety
+ * Unless they are NULL, `t` must point to a `utf8_tail` set up by `utf8_tail_init`
+ * (or zero-filled) and `buf` to at least `len` readable bytes.
+ */
+void utf8_tail_keep(utf8_tail *t, const char *buf, size_t len);
+
+/**
+ * The bytes around an error of an input fed in pieces, for a log line, when the
+ * error was found in the piece `buf[0..len)` (the piece `utf8_stream_feed`
+ * refused, not yet given to `utf8_tail_keep`) or at the end of the input (`len`
+ * 0, when `utf8_stream_finish` refused it). Gives what `utf8_error_context` would
+ * give over the whole input: the absolute range `[start, end)` of the input that
+ * holds the maximal subpart `[err->offset, err->offset + err->length)` (Unicode
+ * section 3.9), up to `context` bytes before and after it, and neither starts nor
+ * ends inside a character; and writes those bytes to `out` (no NUL).
+ *
+ * - `err`: the error `utf8_stream_finish` reported (absolute offsets). Only its
+ *   `offset` and `length` are read.
+ * - `context`: bytes on each side, at most `UTF8_TAIL_CONTEXT_MAX` and at most
+ *   `(out_cap - 3) / 2`: a smaller `out_cap` gives a narrower window, never a cut
+ *   one. `out` then receives at most `2 * context + 3` bytes.
+ * - The window is taken from the bytes the tail kept and the piece: the error
+ *   may start up to 3 bytes before the piece (a sequence an earlier piece ended
+ *   inside). An error outside them (not of this input, or before the bytes kept)
+ *   gives the empty range at `err->offset` (at most the input's end) and writes
+ *   nothing.
+ * - `t == NULL` or `err == NULL` gives `{0, 0}`; `buf == NULL` with `len > 0` is
+ *   read as the empty piece; `out == NULL`, or an `out_cap` too small for the
+ *   maximal subpart, writes nothing and gives the empty range at `err->offset`.
+ * - Thread-safe; allocates nothing; reads only `*t`, `*err` and `buf[0..len)`,
+ *   writes only `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless they are NULL, `t` must point to a `utf8_tail`, `err` to a readable
+ * `utf8_error`, `buf` to at least `len` readable bytes, and `out` to at least
+ * `out_cap` writable bytes that overlap none of them.
+ */
+utf8_span utf8_tail_window(const utf8_tail *t,
+                           const char *buf,
+                           size_t len,
+                           const utf8_error *err,
+                           size_t context,
+                           char *out,
+                           size_t out_cap);
+
+/**
+ * Writes the fields of a log line that describe the error `err` of a part of a
+ * request (a URI, an argument, a header, a body) whose bytes from offset `base` on
+ * are `buf[0..len)`:
+ *
+ * `offset=O length=L kind=K message="M" bytes=A..B value="V"`
+ *
+ * O and L are `err->offset` and `err->length` (the maximal subpart, Unicode
+ * section 3.9), K and M what `utf8_error_kind_name` and `utf8_error_kind_message`
+ * give for `err->kind`; V is the part's bytes A to B - 1, the window that
+ * `utf8_error_context` cuts around the maximal subpart with `context` bytes on
+ * each side (whole characters), rendered by `utf8_escape_quoted`, so that the
+ * fields are valid UTF-8 on one line with their quotes where they belong.
+ *
+ * - `err`: an error of the part (offsets from the part's first byte), as
+ *   `utf8_check`, `utf8_check_percent` (with the decoded bytes) or
+ *   `utf8_stream_finish` reported it. `buf`, `len`, `base`: the bytes at hand,
+ *   the whole part (`base` 0) or a window of it (`utf8_tail_window`'s bytes,
+ *   `base` its start). A subpart not within them shows the empty value at
+ *   `min(err->offset, base + len)`.
+ * - Returns the length of the whole text, without its NUL; writes as much of it
+ *   as fits in `out_cap - 1` bytes, whole fields only (the value: whole
+ *   characters and escapes), and a NUL after it, like `snprintf`: the text is
+ *   complete iff the result is less than `out_cap`. At most
+ *   `UTF8_LOG_FIELDS_FIXED + 4 * (2 * context + 3)` bytes.
+ * - `err == NULL` writes the empty text and returns 0. `buf == NULL` with
+ *   `len > 0` is read as no bytes. `out == NULL` or `out_cap == 0` writes nothing
+ *   and returns the length.
+ * - Thread-safe; allocates nothing; reads only `*err` and the bytes of
+ *   `buf[0..len)` in the window, writes only `out[0..out_cap)`.
+ *
+ * # Safety
+ * Unless they are NULL, `err` must point to a readable `utf8_error`, `buf` to at
+ * least `len` readable bytes, and `out` to at least `out_cap` writable bytes that
+ * do not overlap them.
+ */
+size_t utf8_log_fields(const utf8_error *err,
+                       const char *buf,
+                       size_t len,
+                       size_t base,
+                       size_t context,
+                       char *out,
+                       size_t out_cap);
 
 #ifdef __cplusplus
 }  // extern "C"

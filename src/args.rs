@@ -45,3 +45,37 @@ pub(crate) unsafe fn store_outcome(
     }
     ok
 }
+
+/// The maximal subpart `(offset, length)` of the `utf8_error` at `err`, or `None`
+/// for NULL. Only these two fields are read: a C caller may have put any value in
+/// `kind`, which is not a valid `CErrorKind` then, so `*err` is never read whole.
+///
+/// # Safety
+/// Unless it is NULL, `err` must point to a readable `utf8_error`.
+pub(crate) unsafe fn error_subpart(err: *const CUtf8Error) -> Option<(usize, usize)> {
+    if err.is_null() {
+        return None;
+    }
+    // SAFETY: `err` is non-NULL and points to a readable `utf8_error` (caller
+    // contract); `addr_of!` reads the two fields without a reference to the struct.
+    Some(unsafe {
+        (
+            core::ptr::addr_of!((*err).offset).read(),
+            core::ptr::addr_of!((*err).length).read(),
+        )
+    })
+}
+
+/// The `kind` field of the `utf8_error` at `err` as the `int` it holds (any value a
+/// C caller stored), or `None` for NULL.
+///
+/// # Safety
+/// Unless it is NULL, `err` must point to a readable `utf8_error`.
+pub(crate) unsafe fn error_kind_raw(err: *const CUtf8Error) -> Option<u32> {
+    if err.is_null() {
+        return None;
+    }
+    // SAFETY: as in `error_subpart`; the field is read as the 32-bit integer a C
+    // enum is stored as, not as a `CErrorKind`, whose invalid values would be UB.
+    Some(unsafe { core::ptr::addr_of!((*err).kind).cast::<u32>().read() })
+}

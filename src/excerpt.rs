@@ -3,7 +3,7 @@
 
 use core::ffi::c_char;
 
-use crate::args::input;
+use crate::args::{error_subpart, input};
 use crate::error::CUtf8Error;
 use utf8validate_core::excerpt::{around_subpart, prefix};
 
@@ -68,18 +68,9 @@ pub unsafe extern "C" fn utf8_error_context(
     let Some(bytes) = (unsafe { input(buf, len) }) else {
         return Span { start: 0, end: 0 };
     };
-    if err.is_null() {
+    // SAFETY: forwarded caller contract.
+    let Some((offset, length)) = (unsafe { error_subpart(err) }) else {
         return Span { start: 0, end: 0 };
-    }
-    // Only the offset and the length are read: a C caller may have put any value in
-    // `kind`, which is not a valid `CErrorKind` then, so `*err` is never read whole.
-    // SAFETY: `err` is non-NULL and points to a readable `utf8_error` (caller
-    // contract); `addr_of!` reads the two fields without a reference to the struct.
-    let (offset, length) = unsafe {
-        (
-            core::ptr::addr_of!((*err).offset).read(),
-            core::ptr::addr_of!((*err).length).read(),
-        )
     };
     let window = around_subpart(bytes, offset..offset.saturating_add(length), context);
     Span {

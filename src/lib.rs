@@ -72,6 +72,10 @@ mod excerpt;
 pub use excerpt::*;
 mod percent;
 pub use percent::*;
+mod tail;
+pub use tail::*;
+mod log_line;
+pub use log_line::*;
 mod personality;
 
 /// What a panic does in the C library: abort the process. Nothing in the library

@@ -110,3 +110,129 @@ pub unsafe extern "C" fn utf8_percent_decode(
     let dst = unsafe { core::slice::from_raw_parts_mut(out.cast::<MaybeUninit<u8>>(), out_cap) };
     decode_uninit(raw, dst)
 }
+
+/// Where the first ill-formed argument of a query is (`utf8_check_query`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryError {
+    /// Which argument, counted from 1 in the order of the query; 0 when no argument
+    /// is ill-formed (and for an unreadable query).
+    pub index: usize,
+    /// The argument's raw bytes in the query, `[start, end)`, without the
+    /// separators around it.
+    pub argument: Span,
+    /// The raw bytes that decode to the maximal subpart, as offsets in the query
+    /// (`utf8_check_percent`'s `raw`, moved by the argument's start).
+    pub raw: Span,
+    /// The first ill-formed sequence of the argument's decoded bytes, as
+    /// `utf8_check_percent` reports it for the argument: offset and maximal-subpart
+    /// length in decoded bytes of the argument, and the kind.
+    pub error: CUtf8Error,
+}
+
+/// Checks a query string (or a form body, `application/x-www-form-urlencoded`)
+/// argument by argument: splits `buf[0..len)` at each `separator` byte (usually
+/// '&') and checks whether each argument decodes to well-formed UTF-8 by the rule of
+/// `utf8_check_percent` (RFC 3986 section 2.1; RFC 3629 section 4), and when one
+/// does not, says which is the first and where its first ill-formed sequence is,
+/// in the argument's decoded bytes and in the raw query.
+///
+/// - Returns true iff every argument decodes to well-formed UTF-8 (the decoded
+///   query as a whole is then well-formed too, the separator being ASCII; a
+///   separator that is not ASCII splits nothing a decoder would join, and is checked
+///   as a byte of the arguments around it); `*err` (if given) is then
+///   `{ .index = 0, .argument = { len, len }, .raw = { len, len }, .error = { D, 0,
+///   UTF8_ERROR_NONE } }`, D the decoded length of the query.
+/// - Returns false otherwise, with `*err` the first ill-formed argument: its index
+///   (from 1), its raw span, and `utf8_check_percent`'s error and raw span for it.
+///   To show it in a log line, decode `buf[argument.start .. argument.end)` with
+///   `utf8_percent_decode` and give `err.error` and those bytes to `utf8_log_fields`.
+///   For "a=1&b=%C0%AF" and '&': index 2, argument {4, 12}, raw {6, 9}, error
+///   {2, 1, UTF8_ERROR_OVERLONG}.
+/// - The common case costs one `utf8_check_percent` over the whole query; only an
+///   ill-formed query is checked again, argument by argument.
+/// - `buf == NULL` with `len > 0` returns false with `*err` = `{ 0, {0, 0},
+///   {0, 0}, { 0, 0, UTF8_ERROR_INVALID_BYTE } }`; `buf` is not dereferenced.
+///   `err == NULL`: only the verdict.
+/// - Thread-safe; allocates nothing; reads only `buf[0..len)`, writes only `*err`.
+///
+/// # Safety
+/// Unless it is NULL, `buf` must point to at least `len` readable bytes; unless it
+/// is NULL, `err` must point to a writable `utf8_query_error`.
+#[no_mangle]
+pub unsafe extern "C" fn utf8_check_query(
+    buf: *const c_char,
+    len: usize,
+    separator: c_char,
+    err: *mut QueryError,
+) -> bool {
+    let at_end = |decoded| QueryError {
+        index: 0,
+        argument: Span {
+            start: len,
+            end: len,
+        },
+        raw: Span {
+            start: len,
+            end: len,
+        },
+        error: CUtf8Error::none(decoded),
+    };
+    // SAFETY: forwarded caller contract.
+    let (ok, detail) = match unsafe { input(buf, len) } {
+        None => (
+            false,
+            QueryError {
+                index: 0,
+                argument: Span { start: 0, end: 0 },
+                raw: Span { start: 0, end: 0 },
+                error: CUtf8Error::UNREADABLE,
+            },
+        ),
+        Some(query) => match check_percent(query) {
+            Ok(decoded) => (true, at_end(decoded)),
+            Err(whole) => (
+                false,
+                first_bad_argument(query, separator as u8).unwrap_or(QueryError {
+                    // Not reached (an ill-formed query has an ill-formed argument when
+                    // the separator is ASCII): the query's own error.
+                    index: 0,
+                    argument: Span { start: 0, end: len },
+                    raw: Span {
+                        start: whole.raw_offset(),
+                        end: whole.raw_offset() + whole.raw_len(),
+                    },
+                    error: CUtf8Error::from(whole.utf8_error()),
+                }),
+            ),
+        },
+    };
+    if !err.is_null() {
+        // SAFETY: non-NULL, and writable (caller contract); `write` does not read
+        // the old value.
+        unsafe { err.write(detail) };
+    }
+    ok
+}
+
+/// The first argument of `query` (split at `separator`) whose decoded bytes are
+/// ill-formed, if any.
+fn first_bad_argument(query: &[u8], separator: u8) -> Option<QueryError> {
+    let mut start = 0;
+    for (i, argument) in query.split(|&b| b == separator).enumerate() {
+        let end = start + argument.len();
+        if let Err(e) = check_percent(argument) {
+            return Some(QueryError {
+                index: i + 1,
+                argument: Span { start, end },
+                raw: Span {
+                    start: start + e.raw_offset(),
+                    end: start + e.raw_offset() + e.raw_len(),
+                },
+                error: CUtf8Error::from(e.utf8_error()),
+            });
+        }
+        start = end + 1;
+    }
+    None
+}

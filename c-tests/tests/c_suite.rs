@@ -42,6 +42,7 @@ const SUITE: &[&str] = &[
     "test_never_used.c",
     "test_chunks.c",
     "test_server.c",
+    "test_server_pieces.c",
 ];
 const GUARD_PAGES: &[&str] = &["guard_pages.c", "check.c"];
 /// What the static library needs from the system: the C library, which the compiler

@@ -12,6 +12,7 @@ use core::ops::Range;
 
 use crate::diagnostics::Utf8Error;
 use crate::sequence::is_continuation;
+use crate::state_machine::{run, State};
 
 /// The unit that `bytes[at]` lies strictly inside, as the range of that unit, or
 /// `None` when `at` is a boundary between two units (or the start or the end).
@@ -120,6 +121,40 @@ pub fn around_subpart(bytes: &[u8], subpart: Range<usize>, context: usize) -> Ra
         end = unit.start.max(subpart_end);
     }
     start..end
+}
+
+/// [`around_subpart`] for bytes that are the start of a longer input, the rest yet
+/// to come (a request body read so far): the window also does not end in a proper
+/// prefix of a sequence that the bytes end with, after the subpart (the start of a
+/// character that the rest may complete), which [`around_subpart`], taking the end
+/// of `bytes` as the end of the input, would keep as a unit of its own.
+///
+/// ```
+/// use utf8validate_core::excerpt::{around_subpart, around_subpart_so_far};
+/// let so_far = b"a\xC0bc\xE2\x82"; // C0 at 1, then "bc" and the start of a euro sign
+/// assert_eq!(around_subpart(so_far, 1..2, 8), 0..6);
+/// assert_eq!(around_subpart_so_far(so_far, 1..2, 8), 0..4);
+/// ```
+pub fn around_subpart_so_far(bytes: &[u8], subpart: Range<usize>, context: usize) -> Range<usize> {
+    let subpart_end = subpart.end;
+    let window = around_subpart(bytes, subpart, context);
+    if window.end != bytes.len() || window.end <= subpart_end {
+        return window;
+    }
+    // The last byte that is not a continuation byte, among the last three after
+    // the subpart: the lead byte of the sequence the bytes may end inside.
+    let from = window.end.saturating_sub(3).max(subpart_end);
+    let lead = (from..window.end)
+        .rev()
+        .find(|&i| bytes.get(i).is_some_and(|&b| !is_continuation(b)));
+    let open = lead.filter(|&i| {
+        let state = run(State::Start, bytes.get(i..window.end).unwrap_or_default());
+        state != State::Start && state != State::Error
+    });
+    match open {
+        Some(i) => window.start..i.max(window.start),
+        None => window,
+    }
 }
 
 #[cfg(test)]

@@ -53,6 +53,8 @@ const _: () = assert!(core::mem::size_of::<State>() == 4 || core::mem::size_of::
 
 impl State {
     /// All states, in discriminant order.
+    ///
+    /// cbindgen:ignore
     pub const ALL: [State; 9] = [
         State::Start,
         State::A,
