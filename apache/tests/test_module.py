@@ -16,6 +16,7 @@ Usage: test_module.py --module .libs/mod_utf8_check.so
 
 import argparse
 import hashlib
+import json
 import os
 import random
 import re
@@ -38,8 +39,9 @@ from utf8_oracle import decode_rendering  # noqa: E402
 
 # --- Apache -------------------------------------------------------------------------------
 
-# Every location but /proxy/ and /errors/ answers with ok.txt (the default handler,
-# which reads and discards a request body, so that the body filter sees it).
+# Every location but /proxy/, /errors/ and /cgi/ answers with ok.txt (the default
+# handler, which reads and discards a request body, so that the body filter sees it).
+# /cgi/ runs the CGI script below (mod_cgid under event, mod_cgi under prefork).
 SITE = """
 ErrorLogFormat "[%l] %M"
 LogFormat "%>s %{UTF8_CHECK_RESULT}e" result
@@ -55,6 +57,12 @@ DocumentRoot {work}/htdocs
     Require all granted
     UTF8CheckParts uri
 </Directory>
+<Directory {work}/cgi-bin>
+    Require all granted
+</Directory>
+<IfModule cgid_module>
+    ScriptSock {work}/cgid.sock
+</IfModule>
 KeepAliveTimeout 5
 Timeout 30
 
@@ -70,7 +78,8 @@ Timeout 30
     </IfModule>
     Alias /errors/ {work}/htdocs/errors/
     Alias /dir/ {work}/dirtest/
-    AliasMatch "^/(?!proxy/|errors/|dir/)" {work}/htdocs/ok.txt
+    AliasMatch "^/(?!proxy/|errors/|dir/|cgi/)" {work}/htdocs/ok.txt
+    ScriptAlias /cgi/ {work}/cgi-bin/
     ProxyPass /proxy/ http://127.0.0.1:{port_backend}/proxy/
     <Location /only-uri/>
         UTF8CheckParts uri
@@ -101,13 +110,17 @@ Timeout 30
     <Location /error-page/>
         ErrorDocument 400 /errors/rejected.txt
     </Location>
+    <Location /error-cgi/>
+        ErrorDocument 400 /cgi/seen?error-document
+    </Location>
 </VirtualHost>
 
 # The README's configuration: UTF8Check On, every other directive at its default.
 <VirtualHost 127.0.0.1:{port_default}>
     UTF8Check On
     HttpProtocolOptions Unsafe
-    AliasMatch "^/" {work}/htdocs/ok.txt
+    AliasMatch "^/(?!cgi/)" {work}/htdocs/ok.txt
+    ScriptAlias /cgi/ {work}/cgi-bin/
 </VirtualHost>
 
 # The module loaded, UTF8Check not set (off) in the server, on in one location.
@@ -134,7 +147,7 @@ def apache_config(work, mpm, module, ports):
     # under prefork
     conf = base_config(work, mpm, [ports["all"], ports["default"], ports["unset"]],
                        ["alias", "proxy", "proxy_http"]
-                       + (["http2"] if mpm == "event" else [])
+                       + (["http2", "cgid"] if mpm == "event" else ["cgi"])
                        + [("utf8_check_module", module)])
     conf += MPM_TUNING[mpm]
     site = SITE
@@ -146,13 +159,53 @@ def apache_config(work, mpm, module, ports):
     return conf + site
 
 
+# The CGI script: what it sees of the request, written to cgi-seen/<QUERY_STRING> as
+# JSON once its standard input ends, or when Apache stops it (SIGTERM) before that.
+CGI_SCRIPT = r"""#!/usr/bin/python3
+import json, os, signal, sys
+seen = {"result": os.environ.get("UTF8_CHECK_RESULT"),
+        "redirect_result": os.environ.get("REDIRECT_UTF8_CHECK_RESULT"),
+        "read": 0, "end": None}
+def record(end):
+    seen["end"] = end
+    path = os.path.join("%s", os.environ["QUERY_STRING"])
+    with open(path + ".tmp", "w") as f:
+        json.dump(seen, f)
+    os.rename(path + ".tmp", path)
+def terminated(signum, frame):
+    record("SIGTERM")
+    os._exit(0)
+signal.signal(signal.SIGTERM, terminated)
+body = b""
+try:
+    while True:
+        data = os.read(0, 65536)
+        if not data:
+            break
+        body += data
+        seen["read"] = len(body)
+    end = "eof"
+except OSError as e:
+    end = "error %%d" %% e.errno
+seen["body"] = body.decode("latin-1")
+record(end)
+sys.stdout.write("Content-Type: text/plain\r\n\r\ncgi\n")
+"""
+
+
 class Apache(LogReaders, ApacheProcess):
     """The Apache under test, with the log readers the checks need."""
 
     def __init__(self, binary, module, work, mpm, ports):
         self.ports = ports
-        for d in ("htdocs/errors", "dirtest"):
+        for d in ("htdocs/errors", "dirtest", "cgi-bin", "cgi-seen"):
             os.makedirs(os.path.join(work, d), exist_ok=True)
+        self.cgi_seen = os.path.join(work, "cgi-seen")
+        os.chmod(self.cgi_seen, 0o777)  # the script runs as Apache's User
+        script = os.path.join(work, "cgi-bin", "seen")
+        with open(script, "w") as f:
+            f.write(CGI_SCRIPT % self.cgi_seen)
+        os.chmod(script, 0o755)
         with open(os.path.join(work, "htdocs", "ok.txt"), "w") as f:
             f.write("ok\n")
         with open(os.path.join(work, "htdocs", "errors", "rejected.txt"), "w") as f:
@@ -226,9 +279,11 @@ class Run(RunBase):
     def other_line(self, line, part):
         # mod_proxy_http's own lines when the body it reads is refused: AH01095
         # "prefetch request body failed", AH02608 "read request body failed",
-        # AH01097 "pass request body failed"
+        # AH01097 "pass request body failed"; mod_cgi's and mod_cgid's: AH01225 and
+        # AH01270 "Error reading request entity data"
         return (re.search(rb"^\[(error|crit|alert|emerg)\]", line) is not None
-                and not (part == "body" and re.search(rb"AH0(1095|2608|1097):", line)))
+                and not (part == "body"
+                         and re.search(rb"AH0(1095|2608|1097|1225|1270):", line)))
 
     def status_detail(self, got, want, body):
         return "status %d, want %d: %r" % (got, want, body[:200])
@@ -485,8 +540,80 @@ def test_http2(run, ports):
                      "backend saw %r" % run.backend.seen[seen:])
 
 
+def cgi_seen(run, name):
+    """What the CGI script recorded for the request with query `name` (it may finish
+    after the answer), or None when it recorded nothing within 10 s."""
+    path = os.path.join(run.apache.cgi_seen, name)
+    deadline = time.time() + 10
+    while not os.path.exists(path):
+        if time.time() > deadline:
+            return None
+        time.sleep(0.01)
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_cgi(run, ports):
+    """What a CGI script (mod_cgid under event, mod_cgi under prefork) sees of the
+    result and of the body (README, "UTF8_CHECK_RESULT"). Its environment is made
+    before the body is read: UTF8_CHECK_RESULT is "ok" when no body is checked, and
+    not set when one is, whatever the access log then shows. An ill-formed body
+    reaches the script up to the piece with the error; then its standard input
+    neither goes on nor ends, and Apache ends it with SIGTERM; the client gets the
+    rejection, not the script's answer. A CGI ErrorDocument sees the error's kind."""
+    s = sample(b"\xed\xa0\x80")
+    first = PREFIX * 20  # sent on its own, before the piece with the error
+    bad = dict(part="body", data=first + s)
+    # An ill-formed body's pieces go out 0.5 s after the head and after each other:
+    # the time for Apache to start the script, and for the script to start (it must
+    # be reading when Apache ends it) and to read each piece.
+    paced = dict(pause=0.5, paced=[-1, 0])
+    # (the query, which names the script's record; the port; the request; its status;
+    # expect()'s keywords; what the script sees: the variable, the bytes it read, and
+    # how its input ended)
+    cases = [
+        ("get", ports["all"], {}, 200, {}, ("ok", 0, "eof")),
+        ("valid", ports["all"], dict(body=[first, first]), 200, {},
+         (None, 2 * len(first), "eof")),
+        ("valid-chunked", ports["all"], dict(body=[first, first], chunked=True), 200, {},
+         (None, 2 * len(first), "eof")),
+        ("ill-formed", ports["all"], dict(body=[first, s], **paced), 400, bad,
+         (None, len(first), "SIGTERM")),
+        ("ill-formed-chunked", ports["all"], dict(body=[first, s], chunked=True, **paced),
+         400, bad, (None, len(first), "SIGTERM")),
+        ("ill-formed-one-piece", ports["all"], dict(body=[first + s], **paced), 400, bad,
+         (None, 0, "SIGTERM")),
+        ("body-not-checked", ports["default"], dict(body=[first, s]), 200, {},
+         ("ok", len(first + s), "eof")),
+    ]
+    for name, port, kw, status, more, want in cases:
+        what = "CGI: " + name
+        _, _, answer = run.expect(what, port, b"/cgi/seen?" + name.encode(), status,
+                                  **{"pause": 0.05, **kw}, **more)
+        seen = cgi_seen(run, name)
+        got = seen and (seen["result"], seen["read"], seen["end"])
+        if got != want:
+            run.fail(what, "the script saw %r, want %r" % (got, want))
+        elif want[2] == "eof" and (seen["body"].encode("latin-1")
+                                   != b"".join(kw.get("body", [])) or b"cgi\n" not in answer):
+            run.fail(what, "the script read %r, answered %r" % (seen["body"][:100], answer))
+    for name, path, kw, more in [
+            ("URI", b"/error-cgi/" + pct(s), {}, dict(part="uri", data=b"/error-cgi/" + s)),
+            ("body", b"/error-cgi/", dict(body=[first, s]), bad)]:
+        what = "CGI ErrorDocument, %s rejected" % name
+        _, _, answer = run.expect(what, ports["all"], path, 400, pause=0.05, **kw, **more)
+        seen = cgi_seen(run, "error-document")
+        got = seen and (seen["result"], seen["redirect_result"], seen["read"],
+                        b"cgi\n" in answer)
+        if got != ("surrogate", "surrogate", 0, True):
+            run.fail(what, "the script saw (result, REDIRECT_ result, bytes read, its "
+                     "answer sent) %r" % (got,))
+        if seen:
+            os.unlink(os.path.join(run.apache.cgi_seen, "error-document"))
+
+
 TESTS = ["valid", "cases", "percent_rules", "random_arguments", "directives",
-         "configtest", "big_bodies", "body_pieces", "http2"]
+         "configtest", "big_bodies", "body_pieces", "http2", "cgi"]
 
 
 def run_mpm(args, mpm, work):

@@ -12,8 +12,9 @@ use utf8validate_c_tests as support;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpStream};
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -177,18 +178,49 @@ fn entry_check_accepts_all_valid_input_and_bounds_the_log() {
     assert_eq!(stderr, "rejected request 1: longer than 65536 bytes\n");
 }
 
+/// A child process that is killed and reaped when dropped, unless it has exited:
+/// the server of the test below, when an assertion fails (or anything panics)
+/// before it has been waited for. Left running, it would keep listening and keep
+/// the pipes it inherited from the test open.
+struct KillOnDrop(Child);
+
+impl Deref for KillOnDrop {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl DerefMut for KillOnDrop {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // (try_wait answers Some from then on once `wait` has reaped it)
+        if !matches!(self.0.try_wait(), Ok(Some(_))) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
 /// `--port`: requests over loopback TCP, one connection after the other, each
 /// request answered on its connection; request numbers run on across connections.
 #[test]
 fn entry_check_serves_loopback_connections() {
     let exe = entry_check(Some(3));
-    let mut child = Command::new(&exe)
-        .args(["--port", "0", "--max-connections", "2"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display()));
+    let mut child = KillOnDrop(
+        Command::new(&exe)
+            .args(["--port", "0", "--max-connections", "2"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot run {}: {e}", exe.display())),
+    );
     let mut log = BufReader::new(child.stderr.take().expect("stderr is piped"));
     let mut first = String::new();
     log.read_line(&mut first).expect("the example logs");
