@@ -21,7 +21,12 @@
  *   utf8_percent_decode on the input read as percent-encoded text, against the
  *   grammar on oracle.h's decoding; utf8_truncate at the cut and utf8_error_context
  *   against the boundaries between the grammar's units;
- * - all of the above again on a copy whose last byte is the last byte before a
+ * - a request in pieces: utf8_check_query against the split at '&' and the grammar on
+ *   each argument's decoding; the input fed as two pieces cut at the same point, and
+ *   utf8_tail_window where the stream refuses, against the unit boundaries of the
+ *   bytes that have arrived; utf8_log_fields over that window and over the whole
+ *   input so far, which must agree;
+ * - all of the above but the pieces again on a copy whose last byte is the last byte before a
  *   PROT_NONE page, and (without the rendering) on one whose first byte is the first
  *   after one: a read outside [buf, buf + len) is a SIGSEGV even where ASan's
  *   redzones would miss it or the library was not built with ASan.
@@ -319,6 +324,105 @@ static void check_server(const char *buf, size_t n, size_t cut, const oracle_res
     free(decoded);
 }
 
+/* A request in pieces: the input as a query (utf8_check_query against the split,
+   oracle.h's decoding and the grammar, argument by argument), and as a body fed in the
+   two pieces [0, cut) and [cut, n) (utf8_tail_window where the stream refuses, against
+   the grammar's unit boundaries of the bytes that have arrived; utf8_log_fields over
+   that window, which must give the text it gives over the whole input so far). */
+static void check_pieces(const char *buf, size_t n, size_t cut, const oracle_result *want) {
+    const unsigned char *u = (const unsigned char *)buf;
+    unsigned char *decoded = malloc(n + 1);
+    size_t *starts = malloc((n + 1) * sizeof *starts);
+    size_t *cuts = malloc((n + 2) * sizeof *cuts);
+    REQUIRE(decoded != NULL && starts != NULL && cuts != NULL, "malloc");
+
+    size_t start = 0, end, index = 0;
+    bool valid = true;
+    utf8_query_error q;
+    oracle_result bad = {true, 0, 0, UTF8_ERROR_NONE, UTF8_STATE_START};
+    for (;;) {
+        end = start;
+        while (end < n && u[end] != '&') end++;
+        index++;
+        size_t d = percent_decode(u + start, end - start, decoded, starts);
+        bad = oracle(decoded, d);
+        if (!bad.valid) {
+            valid = false;
+            break;
+        }
+        if (end == n) break;
+        start = end + 1;
+    }
+    REQUIRE(utf8_check_query(buf, n, '&', &q) == valid, "query verdict, len %zu", n);
+    if (!valid) {
+        REQUIRE(q.index == index && q.argument.start == start && q.argument.end == end &&
+                    q.error.offset == bad.offset && q.error.length == bad.length &&
+                    q.error.kind == bad.kind && q.raw.start == start + starts[bad.offset] &&
+                    q.raw.end == start + starts[bad.offset + bad.length],
+                "query: argument %zu at %zu..%zu, error %zu+%zu", q.index, q.argument.start,
+                q.argument.end, q.error.offset, q.error.length);
+    }
+
+    if (!want->valid) {
+        utf8_stream s;
+        utf8_tail t;
+        utf8_error err;
+        size_t ends[2] = {cut, n}, at = 0, p, avail = n, context = cut % (UTF8_TAIL_CONTEXT_MAX + 1);
+        const char *piece = NULL;
+        size_t piece_len = 0;
+        char window[2 * UTF8_TAIL_CONTEXT_MAX + 3];
+        utf8_stream_init(&s);
+        utf8_tail_init(&t);
+        for (p = 0; p < 2; p++) {
+            piece = buf + at;
+            piece_len = ends[p] - at;
+            if (!utf8_stream_feed(&s, piece, piece_len)) {
+                avail = ends[p];
+                break;
+            }
+            utf8_tail_keep(&t, piece, piece_len);
+            at = ends[p];
+        }
+        if (p == 2) {
+            piece = NULL;
+            piece_len = 0;
+        }
+        REQUIRE(!utf8_stream_finish(&s, &err) && err.offset == want->offset &&
+                    err.length == want->length,
+                "stream error in two pieces");
+        /* The unit boundaries of the bytes that have arrived, without their end when
+           they end in a proper prefix of a character after the subpart (which the
+           bytes still to come may complete, as far as the tail can know). */
+        size_t count = rfc3629_boundaries(u, avail, cuts), c;
+        if (count >= 2 && cuts[count - 2] >= err.offset + err.length) {
+            struct rfc3629_char last =
+                rfc3629_char_at(u + cuts[count - 2], avail - cuts[count - 2]);
+            if (last.need != 0 && last.matched < last.need) count--;
+        }
+        size_t lo = err.offset > context ? err.offset - context : 0;
+        size_t hi = err.offset + err.length + context;
+        size_t ws = n, we = 0;
+        hi = hi < avail ? hi : avail;
+        for (c = 0; c < count; c++) {
+            if (cuts[c] >= lo && cuts[c] < ws) ws = cuts[c];
+            if (cuts[c] <= hi) we = cuts[c];
+        }
+        utf8_span w = utf8_tail_window(&t, piece, piece_len, &err, context, window,
+                                       sizeof window);
+        REQUIRE(w.start == ws && w.end == we && memcmp(window, buf + ws, we - ws) == 0,
+                "tail window, context %zu: %zu..%zu, want %zu..%zu", context, w.start, w.end,
+                ws, we);
+        char a[UTF8_LOG_FIELDS_FIXED + 4 * (2 * UTF8_TAIL_CONTEXT_MAX + 3)];
+        char b[sizeof a];
+        size_t la = utf8_log_fields(&err, window, we - ws, ws, context, a, sizeof a);
+        size_t lb = utf8_log_fields(&err, buf, we, 0, context, b, sizeof b);
+        REQUIRE(la < sizeof a && la == lb && strcmp(a, b) == 0, "log fields: %s | %s", a, b);
+    }
+    free(cuts);
+    free(starts);
+    free(decoded);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     oracle_result want = oracle(data, size);
     const char *buf = (const char *)data;
@@ -332,6 +436,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* The small output buffer: bytes 2-3, little-endian. */
     check_render(buf, size, size >= 4 ? (size_t)(data[2] | data[3] << 8) : size);
     check_server(buf, size, cut, &want);
+    check_pieces(buf, size, cut, &want);
 
     /* NUL-terminated copy of the bytes before the first NUL. */
     size_t len = strnlen(buf, size);
