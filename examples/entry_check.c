@@ -4,20 +4,30 @@
  * Reads requests, one per line ('\n'-terminated; the newline is not part of the
  * request; a last line without one is a request too). A request that is well-formed
  * UTF-8 is passed through to standard output unchanged. A request that is not is
- * dropped, and one log line goes to standard error, in which the request is escaped
- * so that the log stays valid UTF-8 and the original bytes can be recovered:
+ * dropped, and one log line goes to standard error that says where its first
+ * ill-formed sequence is, why, and which bytes are around it, escaped so that the
+ * log stays one line of valid UTF-8 and the original bytes can be recovered:
  *
- *     rejected request 2: invalid UTF-8 at byte 5 (surrogate): abc \xED\xA0\x80 def
+ *     rejected request 2: offset=4 length=1 kind=surrogate message="A UTF-16
+ *     surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value."
+ *     bytes=0..11 value="abc \xED\xA0\x80 def"
  *
- * N counts requests from 1; B is the offset of the first ill-formed sequence from the
- * start of the request; the kind is utf8_error_kind_name(). The escaped text is cut
- * (at a whole character or escape) after LOG_TEXT_MAX bytes and then ends in "...".
- * Requests longer than MAX_REQUEST bytes are rejected.
+ * (one line). N counts requests from 1; the fields after the colon are
+ * utf8_log_fields(): the offset and length of the maximal subpart in the request,
+ * utf8_error_kind_name() and utf8_error_kind_message(), and the bytes A to B - 1 of
+ * the request, up to LOG_CONTEXT bytes each side of the error (whole characters),
+ * rendered by utf8_escape_quoted(). The window is cut from the bytes at hand when
+ * the error is found (utf8_tail_window()), so it shows the error wherever it lies
+ * in the request, but the bytes after it only up to the end of the read in which
+ * the stream found it. Requests longer than MAX_REQUEST bytes are rejected; one that is
+ * also ill-formed is logged as ill-formed.
  *
  * Input is read in blocks of at most READ_BLOCK bytes and each block's part of the
  * current request is fed to a utf8_stream, so a request is checked as it arrives,
- * even when a multi-byte character is split between two reads; utf8_stream_finish()
- * at the newline gives the verdict.
+ * even when a multi-byte character is split between two reads, and given to a
+ * utf8_tail, which keeps the last bytes for the window; utf8_stream_finish() at the
+ * newline gives the verdict. Only MAX_REQUEST bytes of a request are kept, for
+ * passing it through: the check and the window need none of them.
  *
  * Usage:
  *     entry_check                      requests from standard input
@@ -54,7 +64,7 @@
 #define READ_BLOCK 4096
 #endif
 #define MAX_REQUEST 65536
-#define LOG_TEXT_MAX 200
+#define LOG_CONTEXT 32 /* bytes shown each side of an error; <= UTF8_TAIL_CONTEXT_MAX */
 #define IDLE_SECONDS 10
 
 static char request[MAX_REQUEST];
@@ -62,19 +72,44 @@ static size_t request_len;   /* bytes kept in request[] */
 static int request_too_long; /* more than MAX_REQUEST bytes arrived */
 static unsigned long request_no;
 static utf8_stream stream;
+static utf8_tail tail; /* the last bytes fed, for the window around an error */
 static int rejected_any;
+
+/* Once the stream has refused the request: its first error, and the bytes around
+ * it (window[0..span.end - span.start) are the request's bytes span.start on). */
+static int request_failed;
+static utf8_error request_error;
+static char window[2 * LOG_CONTEXT + 3];
+static utf8_span window_span;
 
 static void start_request(void) {
     request_len = 0;
     request_too_long = 0;
+    request_failed = 0;
     utf8_stream_init(&stream);
+    utf8_tail_init(&tail);
+}
+
+/* The stream refused the piece part[0..n) of the request (NULL, 0: its end, when
+ * utf8_stream_finish refused it): keep the error and the window around it now,
+ * while the piece is at hand. */
+static void reject_request(const char *part, size_t n) {
+    (void)utf8_stream_finish(&stream, &request_error);
+    window_span = utf8_tail_window(&tail, part, n, &request_error, LOG_CONTEXT, window,
+                                   sizeof window);
+    request_failed = 1;
 }
 
 /* Part of the current request arrived: check it and keep it. */
 static void add_to_request(const char *part, size_t n) {
-    /* The verdict is read at the end of the request; the return value only says
-     * whether an error has already been seen. */
-    (void)utf8_stream_feed(&stream, part, n);
+    if (request_failed) {
+        return; /* the rest of a rejected request is not looked at */
+    }
+    if (!utf8_stream_feed(&stream, part, n)) {
+        reject_request(part, n);
+        return;
+    }
+    utf8_tail_keep(&tail, part, n);
     if (n > MAX_REQUEST - request_len) {
         n = MAX_REQUEST - request_len;
         request_too_long = 1;
@@ -102,29 +137,29 @@ static int write_all(int fd, const char *buf, size_t n) {
 /* The request is complete: pass it through or log why it was rejected, and answer
  * on reply_fd unless it is -1. Returns 0, or -1 on a write error. */
 static int end_request(int reply_fd) {
-    utf8_error err;
-    char shown[LOG_TEXT_MAX + 1];
-    size_t needed;
+    /* Long enough for the whole text (see utf8_log_fields), and the NUL. */
+    char fields[UTF8_LOG_FIELDS_FIXED + 4 * (2 * LOG_CONTEXT + 3) + 1];
     int accepted;
 
     request_no++;
-    accepted = utf8_stream_finish(&stream, &err) && !request_too_long;
+    if (!request_failed && !utf8_stream_finish(&stream, NULL)) {
+        reject_request(NULL, 0); /* it ends inside a character */
+    }
+    accepted = !request_failed && !request_too_long;
     if (accepted) {
         /* Flushed at once when serving connections, for whoever reads stdout. */
         if (fwrite(request, 1, request_len, stdout) != request_len || putchar('\n') == EOF ||
             (reply_fd >= 0 && fflush(stdout) != 0)) {
             return -1;
         }
-    } else if (err.kind == UTF8_ERROR_NONE) {
+    } else if (request_failed) {
+        /* The value is escaped: the text is valid UTF-8 on one line, without NULs. */
+        (void)utf8_log_fields(&request_error, window, window_span.end - window_span.start,
+                              window_span.start, LOG_CONTEXT, fields, sizeof fields);
+        fprintf(stderr, "rejected request %lu: %s\n", request_no, fields);
+    } else {
         fprintf(stderr, "rejected request %lu: longer than %d bytes\n", request_no,
                 MAX_REQUEST);
-    } else {
-        /* Escaping always gives valid UTF-8 without NUL bytes; when it does not fit,
-         * it stops at a whole character or escape and says how much it needed. */
-        needed = utf8_escape(request, request_len, shown, sizeof shown);
-        fprintf(stderr, "rejected request %lu: invalid UTF-8 at byte %lu (%s): %s%s\n",
-                request_no, (unsigned long)err.offset, utf8_error_kind_name(err.kind), shown,
-                needed >= sizeof shown || request_too_long ? "..." : "");
     }
     if (!accepted) {
         rejected_any = 1;

@@ -5,7 +5,10 @@
 //! out below by hand: from standard input, and from loopback TCP connections
 //! (`--port 0`). It is built with its default read size and with 3- and 1-byte reads,
 //! so that multi-byte characters and ill-formed sequences are split between reads
-//! and the C stream API carries them over.
+//! and the C stream API carries them over. A rejected request's log line holds
+//! `utf8_log_fields` of the window `utf8_tail_window` cut when the stream refused a
+//! read's piece, so the bytes after the error reach to the end of that read: with
+//! small reads the log shows fewer of them.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
 use utf8validate_c_tests as support;
@@ -121,19 +124,126 @@ naive caf\xC3\xA9 \xE2\x9C\x93 \xF0\x9F\x98\x80\n\
 path\\to\\file\n\
 \n";
 
-const STDERR: &str = r"rejected request 3: invalid UTF-8 at byte 4 (surrogate): abc \xED\xA0\x80 def
-rejected request 4: invalid UTF-8 at byte 0 (unexpected_continuation): \x80 lone continuation
-rejected request 5: invalid UTF-8 at byte 1 (missing_continuation): x\xC3A missing
-rejected request 6: invalid UTF-8 at byte 12 (overlong): C:\\dir\\file \xC0\xAF
-rejected request 7: invalid UTF-8 at byte 4 (too_large): big \xF4\x90\x80\x80
-rejected request 8: invalid UTF-8 at byte 0 (invalid_byte): \xFF\xFE
-rejected request 11: invalid UTF-8 at byte 11 (overlong): nul\x00inside \xE0\x80\xAF
-rejected request 12: invalid UTF-8 at byte 4 (truncated): end \xE2\x82
-";
+/// The message of `utf8_error_kind_message` for the kind named `kind`, as the log
+/// line quotes it.
+fn message(kind: &str) -> &'static str {
+    match kind {
+        "unexpected_continuation" => {
+            "A continuation byte (80-BF) appears where a lead byte was expected."
+        }
+        "missing_continuation" => "A lead byte is not followed by enough continuation bytes.",
+        "truncated" => "The input ends in the middle of a multi-byte sequence.",
+        "overlong" => {
+            "An overlong (non-shortest) form encodes a code point with more bytes than needed."
+        }
+        "surrogate" => {
+            "A UTF-16 surrogate (U+D800-U+DFFF) is encoded, which is not a scalar value."
+        }
+        "too_large" => "A sequence encodes a value above U+10FFFF.",
+        "invalid_byte" => "A byte that never appears in UTF-8 (F8-FF) is present.",
+        _ => panic!("no error kind is named {kind:?}"),
+    }
+}
+
+/// The log line of a rejected request: `offset=O length=L kind=K message="M"
+/// bytes=A..B value="V"`, V being the request's bytes A..B escaped.
+fn rejected(
+    n: u32,
+    (offset, length): (usize, usize),
+    kind: &str,
+    (a, b): (usize, usize),
+    value: &str,
+) -> String {
+    let message = message(kind);
+    format!(
+        "rejected request {n}: offset={offset} length={length} kind={kind} \
+         message=\"{message}\" bytes={a}..{b} value=\"{value}\"\n"
+    )
+}
+
+/// The log of `REQUESTS` read whole (one read). Each window is the whole request:
+/// none has more than 32 bytes (the example's context) before or after its error.
+fn stderr_one_read() -> String {
+    [
+        rejected(3, (4, 1), "surrogate", (0, 11), r"abc \xED\xA0\x80 def"),
+        rejected(
+            4,
+            (0, 1),
+            "unexpected_continuation",
+            (0, 19),
+            r"\x80 lone continuation",
+        ),
+        rejected(
+            5,
+            (1, 1),
+            "missing_continuation",
+            (0, 11),
+            r"x\xC3A missing",
+        ),
+        rejected(6, (12, 1), "overlong", (0, 14), r"C:\\dir\\file \xC0\xAF"),
+        rejected(7, (4, 1), "too_large", (0, 8), r"big \xF4\x90\x80\x80"),
+        rejected(8, (0, 1), "invalid_byte", (0, 2), r"\xFF\xFE"),
+        rejected(
+            11,
+            (11, 1),
+            "overlong",
+            (0, 14),
+            r"nul\x00inside \xE0\x80\xAF",
+        ),
+        rejected(12, (4, 2), "truncated", (0, 6), r"end \xE2\x82"),
+    ]
+    .concat()
+}
+
+/// The log of `REQUESTS` read 3 bytes at a time. The reads start at multiples of 3
+/// in the input, the requests at 37 (request 3), 49, 69, 81, 96, 105, 122 and 137
+/// (request 12); the stream refuses the piece that holds the byte which makes the
+/// sequence ill-formed, and the window ends with that piece:
+/// - 3: ED (4) is refused at A0 (5), in the piece 5..8 (input 42..45);
+/// - 4: 80 (0) at once, in the piece 0..2 (input 49..51);
+/// - 5: C3 (1) at 'A' (2), in the piece 0..3 (input 69..72);
+/// - 6: C0 (12) at once, in the piece 12..14, the request's end (input 93..95);
+/// - 7: F4 (4) at 90 (5), in the piece 3..6 (input 99..102);
+/// - 8: FF (0) at once, in the piece 0..2, the request's end;
+/// - 11: E0 (11) at 80 (12), in the piece 10..13 (input 132..135);
+/// - 12: at the end of the input, as with one read.
+fn stderr_read3() -> String {
+    [
+        rejected(3, (4, 1), "surrogate", (0, 8), r"abc \xED\xA0\x80 "),
+        rejected(4, (0, 1), "unexpected_continuation", (0, 2), r"\x80 "),
+        rejected(5, (1, 1), "missing_continuation", (0, 3), r"x\xC3A"),
+        rejected(6, (12, 1), "overlong", (0, 14), r"C:\\dir\\file \xC0\xAF"),
+        rejected(7, (4, 1), "too_large", (0, 6), r"big \xF4\x90"),
+        rejected(8, (0, 1), "invalid_byte", (0, 2), r"\xFF\xFE"),
+        rejected(11, (11, 1), "overlong", (0, 13), r"nul\x00inside \xE0\x80"),
+        rejected(12, (4, 2), "truncated", (0, 6), r"end \xE2\x82"),
+    ]
+    .concat()
+}
+
+/// The log of `REQUESTS` read 1 byte at a time: each window ends with the byte at
+/// which the stream refused the request (as for 3-byte reads).
+fn stderr_read1() -> String {
+    [
+        rejected(3, (4, 1), "surrogate", (0, 6), r"abc \xED\xA0"),
+        rejected(4, (0, 1), "unexpected_continuation", (0, 1), r"\x80"),
+        rejected(5, (1, 1), "missing_continuation", (0, 3), r"x\xC3A"),
+        rejected(6, (12, 1), "overlong", (0, 13), r"C:\\dir\\file \xC0"),
+        rejected(7, (4, 1), "too_large", (0, 6), r"big \xF4\x90"),
+        rejected(8, (0, 1), "invalid_byte", (0, 1), r"\xFF"),
+        rejected(11, (11, 1), "overlong", (0, 13), r"nul\x00inside \xE0\x80"),
+        rejected(12, (4, 2), "truncated", (0, 6), r"end \xE2\x82"),
+    ]
+    .concat()
+}
 
 #[test]
 fn entry_check_passes_valid_requests_and_logs_invalid_ones() {
-    for read_block in [None, Some(3), Some(1)] {
+    for (read_block, expected_log) in [
+        (None, stderr_one_read()),
+        (Some(3), stderr_read3()),
+        (Some(1), stderr_read1()),
+    ] {
         let exe = entry_check(read_block);
         let (status, stdout, stderr) = run(&exe, REQUESTS);
         assert_eq!(
@@ -142,7 +252,7 @@ fn entry_check_passes_valid_requests_and_logs_invalid_ones() {
             "stdout, read block {read_block:?}"
         );
         assert_eq!(stdout, STDOUT, "stdout bytes, read block {read_block:?}");
-        assert_eq!(stderr, STDERR, "stderr, read block {read_block:?}");
+        assert_eq!(stderr, expected_log, "stderr, read block {read_block:?}");
         assert_eq!(status, 1, "some requests were rejected");
     }
 }
@@ -156,16 +266,31 @@ fn entry_check_accepts_all_valid_input_and_bounds_the_log() {
         (0, "один\n二\n".as_bytes(), "")
     );
 
-    // A long invalid request: the escaped text is cut at a whole escape, then "...".
+    // A long invalid request: the value is the subpart and 32 bytes after it.
     let mut long = b"\xFF".repeat(100);
     long.push(b'\n');
     let (status, stdout, stderr) = run(&exe, &long);
-    let shown = r"\xFF".repeat(50); // 200 bytes: LOG_TEXT_MAX
     assert_eq!(status, 1);
     assert!(stdout.is_empty());
     assert_eq!(
         stderr,
-        format!("rejected request 1: invalid UTF-8 at byte 0 (invalid_byte): {shown}...\n")
+        rejected(1, (0, 1), "invalid_byte", (0, 33), &r"\xFF".repeat(33))
+    );
+
+    // An error after 200 bytes: 120 'é' (0..240), 'a', FF (241), 20 '€' (242..302).
+    // The window starts 32 bytes before the FF, at 209, inside an 'é': so at 210;
+    // it ends 32 bytes after it, at 274, inside a '€' (242 + 3 * 10 = 272): so at 272.
+    let mut late = "é".repeat(120).into_bytes();
+    late.extend_from_slice(b"a\xFF");
+    late.extend_from_slice("€".repeat(20).as_bytes());
+    late.push(b'\n');
+    let (status, stdout, stderr) = run(&exe, &late);
+    assert_eq!(status, 1);
+    assert!(stdout.is_empty());
+    let value = format!("{}a\\xFF{}", "é".repeat(15), "€".repeat(10));
+    assert_eq!(
+        stderr,
+        rejected(1, (241, 1), "invalid_byte", (210, 272), &value)
     );
 
     // A request longer than the example's limit (valid, but too long).
@@ -176,6 +301,22 @@ fn entry_check_accepts_all_valid_input_and_bounds_the_log() {
     assert_eq!(status, 1);
     assert_eq!(stdout, b"ok\n");
     assert_eq!(stderr, "rejected request 1: longer than 65536 bytes\n");
+
+    // A request longer than the limit whose error lies near its end, beyond the
+    // bytes kept for passing requests through: 69990 'a', 20 'é' (69990..70030),
+    // 'a', C0 (70031). The window starts 32 bytes before the C0, at 69999, inside an
+    // 'é': so at 70000; the C0 ends the request, whichever read brought it.
+    let mut huge = b"a".repeat(69_990);
+    huge.extend_from_slice("é".repeat(20).as_bytes());
+    huge.extend_from_slice(b"a\xC0\nok\n");
+    let (status, stdout, stderr) = run(&exe, &huge);
+    assert_eq!(status, 1);
+    assert_eq!(stdout, b"ok\n");
+    let value = format!("{}a\\xC0", "é".repeat(15));
+    assert_eq!(
+        stderr,
+        rejected(1, (70_031, 1), "overlong", (70_000, 70_032), &value)
+    );
 }
 
 /// A child process that is killed and reaped when dropped, unless it has exited:
@@ -257,12 +398,17 @@ fn entry_check_serves_loopback_connections() {
         .expect("stdout is piped")
         .read_to_end(&mut stdout)
         .expect("stdout is readable");
+    // Read 3 bytes at a time from the start of each connection: request 2 (at 6)
+    // is refused at A0 (5) in the piece 3..6; request 4 at C0 (0) in the piece 0..2
+    // (the connection's first read); request 5 at its end.
     assert_eq!(
         rest,
-        r"rejected request 2: invalid UTF-8 at byte 4 (surrogate): abc \xED\xA0\x80 def
-rejected request 4: invalid UTF-8 at byte 0 (overlong): \xC0\xAF
-rejected request 5: invalid UTF-8 at byte 5 (truncated): last \xE2\x82
-"
+        [
+            rejected(2, (4, 1), "surrogate", (0, 6), r"abc \xED\xA0"),
+            rejected(4, (0, 1), "overlong", (0, 2), r"\xC0\xAF"),
+            rejected(5, (5, 2), "truncated", (0, 7), r"last \xE2\x82"),
+        ]
+        .concat()
     );
     assert_eq!(stdout, "hello\ncafé\n".as_bytes());
     assert_eq!(status.code(), Some(1));
