@@ -934,13 +934,13 @@ utf8_span utf8_tail_window(const utf8_tail *t,
  *   `utf8_check`, `utf8_check_percent` (with the decoded bytes) or
  *   `utf8_stream_finish` reported it. `buf`, `len`, `base`: the bytes at hand,
  *   the whole part (`base` 0) or a window of it (`utf8_tail_window`'s bytes,
- *   `base` its start). A subpart not within them shows the empty value at
- *   `min(err->offset, base + len)`.
+ *   `base` its start). A subpart not within them shows an empty value, at
+ *   `min(err->offset, base + len)` (at `base + len` when `err->offset < base`).
  * - Returns the length of the whole text, without its NUL; writes as much of it
- *   as fits in `out_cap - 1` bytes, whole fields only (the value: whole
- *   characters and escapes), and a NUL after it, like `snprintf`: the text is
- *   complete iff the result is less than `out_cap`. At most
- *   `UTF8_LOG_FIELDS_FIXED + 4 * (2 * context + 3)` bytes.
+ *   as fits in `out_cap - 1` bytes, cut between its pieces (a name, a number, a
+ *   whole character or escape of the value), and a NUL after it, like
+ *   `snprintf`: the text is complete iff the result is less than `out_cap`. At
+ *   most `UTF8_LOG_FIELDS_FIXED + 4 * (2 * context + 3)` bytes.
  * - `err == NULL` writes the empty text and returns 0. `buf == NULL` with
  *   `len > 0` is read as no bytes. `out == NULL` or `out_cap == 0` writes nothing
  *   and returns the length.
