@@ -115,6 +115,11 @@ static void queries(void)
               err.error.kind == UTF8_ERROR_TRUNCATED && err.argument.end == 3,
           "';' separates");
     CHECK(utf8_check_query("a=%C3%A9;b", 10, ';', NULL), "';' valid");
+    /* a separator that is not ASCII: the query is checked whole */
+    CHECK(!utf8_check_query("a\xFF" "b", 3, (char)0xFF, &err) && err.index == 0 &&
+              err.argument.start == 0 && err.argument.end == 3 && err.error.offset == 1 &&
+              err.raw.start == 1 && err.raw.end == 2,
+          "a separator that is not ASCII");
     CHECK(!utf8_check_query(NULL, 3, '&', &err) && err.index == 0 &&
               err.error.kind == UTF8_ERROR_INVALID_BYTE && err.error.length == 0 &&
               err.argument.end == 0,

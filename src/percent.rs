@@ -137,10 +137,12 @@ pub struct QueryError {
 /// does not, says which is the first and where its first ill-formed sequence is,
 /// in the argument's decoded bytes and in the raw query.
 ///
+/// - `separator` must be an ASCII byte (with one that is not, the query is checked
+///   as a whole, separators included, and an ill-formed one is reported as below
+///   with index 0, the whole query as its argument).
 /// - Returns true iff every argument decodes to well-formed UTF-8 (the decoded
-///   query as a whole is then well-formed too, the separator being ASCII; a
-///   separator that is not ASCII splits nothing a decoder would join, and is checked
-///   as a byte of the arguments around it); `*err` (if given) is then
+///   query as a whole is then well-formed too, the separator being ASCII); `*err`
+///   (if given) is then
 ///   `{ .index = 0, .argument = { len, len }, .raw = { len, len }, .error = { D, 0,
 ///   UTF8_ERROR_NONE } }`, D the decoded length of the query.
 /// - Returns false otherwise, with `*err` the first ill-formed argument: its index
