@@ -243,6 +243,43 @@ mod tests {
         }
     }
 
+    /// For every prefix of an input that holds its first error (the bytes of a body
+    /// that have arrived so far), the window is the widest one between the
+    /// prefix's boundaries, less the prefix's end when its last unit, after the
+    /// subpart, is a sequence the end cuts short (std's `error_len() == None`):
+    /// the bytes still to come may complete it.
+    #[test]
+    fn so_far_does_not_end_in_a_sequence_the_rest_may_complete() {
+        for bytes in samples() {
+            let Err(err) = crate::check(&bytes) else {
+                continue;
+            };
+            let end_of = err.valid_up_to() + err.subpart_len();
+            for arrived in end_of..=bytes.len() {
+                let so_far = &bytes[..arrived];
+                let mut cuts = boundaries(so_far);
+                if let [.., last_start, _] = cuts[..] {
+                    let cut_short = core::str::from_utf8(&so_far[last_start..])
+                        .is_err_and(|e| e.error_len().is_none());
+                    if last_start >= end_of && cut_short {
+                        cuts.pop();
+                    }
+                }
+                for context in 0..8 {
+                    let lo = err.valid_up_to().saturating_sub(context);
+                    let hi = (end_of + context).min(arrived);
+                    let want_start = cuts.iter().copied().filter(|&c| c >= lo).min().unwrap();
+                    let want_end = cuts.iter().copied().filter(|&c| c <= hi).max().unwrap();
+                    assert_eq!(
+                        around_subpart_so_far(so_far, err.valid_up_to()..end_of, context),
+                        want_start..want_end,
+                        "{bytes:02X?} arrived {arrived} {err:?} {context}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn an_error_outside_the_bytes_gives_an_empty_window() {
         assert_eq!(around_subpart(b"abcdef", 5..7, 4), 5..5);
