@@ -386,68 +386,41 @@ utf8_check_reject(request_rec *r, const utf8_check_conf *conf,
 /* --- the URI, the arguments, the header lines ------------------------------ */
 
 /*
- * The arguments are percent-decoded (%XX only: "+" stays "+", and a "%" not
- * followed by two hexadecimal digits stays as it is) and checked one by one,
- * split at "&". The common case takes one utf8_check_percent() call over the
- * whole query string, which checks the escapes as it decodes them, with no
- * copy: if the decoded query is valid, so is each argument in it, because the
- * separators are ASCII. Only an ill-formed query is decoded into a buffer,
- * argument by argument, to find the first ill-formed one for the log line.
+ * The arguments: utf8_check_query() splits the query string at "&" and checks
+ * that each argument percent-decodes (by utf8_check_percent()'s rule: "%XX"
+ * only, "+" stays "+") to well-formed UTF-8. A valid query costs it one
+ * utf8_check_percent() call over the whole string, with no copy. Only for an
+ * ill-formed one is the first ill-formed argument decoded (utf8_percent_decode)
+ * into a buffer, for the log line.
  */
 
 static int
 utf8_check_args(request_rec *r, const utf8_check_conf *conf)
 {
-    const char        *p, *end, *amp;
+    const char        *arg;
     char              *buf;
     size_t             len, n;
-    int                position;
-    utf8_error         err;
+    utf8_query_error   qerr;
     utf8_check_where   where;
 
-    p = r->args;
-    len = strlen(p);
-    end = p + len;
+    len = strlen(r->args);
 
-    if (utf8_check_percent(p, len, NULL, NULL)) {
+    if (utf8_check_query(r->args, len, '&', &qerr)) {
         return OK;
     }
 
-    /* find the first ill-formed argument, and its decoded bytes for the log */
+    arg = r->args + qerr.argument.start;
+    len = qerr.argument.end - qerr.argument.start;
 
     buf = apr_palloc(r->pool, len + 1);
+    n = utf8_percent_decode(arg, len, buf, len + 1);
 
-    for (position = 1; /* void */ ; position++) {
+    where.part = "args";
+    where.counted = "argument";
+    where.position = (int) qerr.index;
+    where.header = NULL;
 
-        amp = memchr(p, '&', end - p);
-        if (amp == NULL) {
-            amp = end;
-        }
-
-        n = utf8_percent_decode(p, amp - p, buf, len + 1);
-
-        if (!utf8_check(buf, n, &err)) {
-            where.part = "args";
-            where.counted = "argument";
-            where.position = position;
-            where.header = NULL;
-
-            return utf8_check_reject(r, conf, &where, &err, buf, n);
-        }
-
-        if (amp == end) {
-            break;
-        }
-
-        p = amp + 1;
-    }
-
-    /* not reached: some argument is ill-formed when the whole query is */
-
-    ap_log_rerror(APLOG_MARK, APLOG_ALERT, 0, r,
-                  "utf8_check: no ill-formed argument in an ill-formed query");
-
-    return HTTP_INTERNAL_SERVER_ERROR;
+    return utf8_check_reject(r, conf, &where, &qerr.error, buf, n);
 }
 
 
