@@ -302,17 +302,18 @@ utf8_check_render_cut(apr_pool_t *p, const char *s, size_t max,
  *   client: C, server: "S", request: "R"
  *
  * data[0 .. len) holds the bytes of the part from offset base on, and
- * contains the error's maximal subpart; the value shown is part bytes A to
- * B - 1 around it. Every untrusted byte is rendered, so that the line is
- * valid UTF-8, on one line, with its quotes where they belong.
+ * contains the error's maximal subpart; utf8_log_fields() writes the fields
+ * from "offset" to "value", the value being part bytes A to B - 1 around it.
+ * Every untrusted byte is rendered, so that the line is valid UTF-8, on one
+ * line, with its quotes where they belong.
  */
 
 static void
 utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
     const utf8_error *err, const char *data, size_t len, size_t base)
 {
-    utf8_error    local;
-    utf8_span     span;
+    size_t        n;
+    char         *fields;
     const char   *located, *name, *name_more, *request, *request_more,
                  *server;
 
@@ -333,18 +334,9 @@ utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
         located = "";
     }
 
-    /* the window: whole characters around the maximal subpart */
-
-    if (err->offset < base || err->offset + err->length > base + len) {
-        /* not in the bytes at hand (cannot happen): show none */
-        span.start = 0;
-        span.end = 0;
-
-    } else {
-        local = *err;
-        local.offset -= base;
-        span = utf8_error_context(data, len, &local, UTF8_CHECK_CONTEXT);
-    }
+    n = utf8_log_fields(err, data, len, base, UTF8_CHECK_CONTEXT, NULL, 0);
+    fields = apr_palloc(r->pool, n + 1);
+    utf8_log_fields(err, data, len, base, UTF8_CHECK_CONTEXT, fields, n + 1);
 
     request = utf8_check_render_cut(r->pool,
                                     r->the_request ? r->the_request : "",
@@ -355,17 +347,9 @@ utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
                                    UTF8_CHECK_NAME_MAX, &name_more);
 
     ap_log_rerror(APLOG_MARK, level | APLOG_NOERRNO, 0, r,
-                  "utf8_check: rejected, part=%s%s offset=%" APR_SIZE_T_FMT
-                  " length=%" APR_SIZE_T_FMT " kind=%s message=\"%s\""
-                  " bytes=%" APR_SIZE_T_FMT "..%" APR_SIZE_T_FMT
-                  " value=\"%s\", client: %s, server: \"%s\","
-                  " request: \"%s\"%s",
-                  where->part, located, err->offset, err->length,
-                  utf8_error_kind_name(err->kind),
-                  utf8_error_kind_message(err->kind),
-                  base + span.start, base + span.end,
-                  utf8_check_render(r->pool, data + span.start,
-                                    span.end - span.start),
+                  "utf8_check: rejected, part=%s%s %s, client: %s,"
+                  " server: \"%s\", request: \"%s\"%s",
+                  where->part, located, fields,
                   r->useragent_ip ? r->useragent_ip : "-",
                   server, request, request_more);
 }
