@@ -38,13 +38,12 @@
 
 /* Bytes of the part shown before and after the maximal subpart in the log. */
 #define UTF8_CHECK_CONTEXT  32
-/*
- * Bytes of the body kept from earlier pieces: the context, and 3 more so that
- * the window can start on a character boundary (a character has at most 4).
- */
-#define UTF8_CHECK_TAIL     (UTF8_CHECK_CONTEXT + 3)
-/* The body window: the tail, a maximal subpart of at most 3 bytes, context, 3. */
-#define UTF8_CHECK_WINDOW   (UTF8_CHECK_TAIL + 3 + UTF8_CHECK_CONTEXT + 3)
+/* The body's window (utf8_tail_window): context, a maximal subpart, context. */
+#define UTF8_CHECK_WINDOW   (2 * UTF8_CHECK_CONTEXT + 3)
+
+#if UTF8_CHECK_CONTEXT > UTF8_TAIL_CONTEXT_MAX
+#error "UTF8_CHECK_CONTEXT is wider than a utf8_tail keeps"
+#endif
 /* Longest header name and request line shown in the log, in bytes. */
 #define UTF8_CHECK_NAME_MAX     64
 #define UTF8_CHECK_REQUEST_MAX  128
@@ -71,9 +70,7 @@ typedef struct {
 /* The body filter's state, one per request. */
 typedef struct {
     utf8_stream     stream;
-    apr_off_t       received;
-    char            tail[UTF8_CHECK_TAIL];
-    size_t          tail_len;
+    utf8_tail       tail;           /* the body's last bytes, for the log line */
     int             status;
     int             log_level;
     unsigned        failed:1;
@@ -564,6 +561,7 @@ utf8_check_header_parser(request_rec *r)
         /* the result is set when the filter has seen the body's end */
         ctx = apr_pcalloc(r->pool, sizeof(utf8_check_body_ctx));
         utf8_stream_init(&ctx->stream);
+        utf8_tail_init(&ctx->tail);
         ctx->status = utf8_check_status(conf);
         ctx->log_level = utf8_check_log_level(conf);
 
@@ -580,42 +578,21 @@ utf8_check_header_parser(request_rec *r)
 
 /* --- the body -------------------------------------------------------------- */
 
-static void
-utf8_check_keep_tail(utf8_check_body_ctx *ctx, const char *pos, size_t size)
-{
-    size_t  keep;
-
-    if (size >= UTF8_CHECK_TAIL) {
-        memcpy(ctx->tail, pos + size - UTF8_CHECK_TAIL, UTF8_CHECK_TAIL);
-        ctx->tail_len = UTF8_CHECK_TAIL;
-        return;
-    }
-
-    keep = ctx->tail_len < UTF8_CHECK_TAIL - size
-           ? ctx->tail_len : UTF8_CHECK_TAIL - size;
-
-    memmove(ctx->tail, ctx->tail + ctx->tail_len - keep, keep);
-    memcpy(ctx->tail + keep, pos, size);
-    ctx->tail_len = keep + size;
-}
-
-
 /*
  * The stream failed in the piece pos[0 .. size), or at the end of the body
- * (size 0). The error starts at most 3 bytes before the piece (in bytes of a
- * sequence the previous piece ended inside), or in it. The log line's window
- * comes from the tail of the earlier pieces and this piece. The request is
- * then refused as Apache's own HTTP_IN filter refuses a bad body: an error
- * bucket down the output filters (which answers with the status and its
- * ErrorDocument), the connection closed after the answer, AP_FILTER_ERROR to
- * the reader.
+ * (size 0). utf8_tail_window() takes the log line's window, whole characters
+ * around the error, from the body's last bytes that the tail kept and this
+ * piece. The request is then refused as Apache's own HTTP_IN filter refuses a
+ * bad body: an error bucket down the output filters (which answers with the
+ * status and its ErrorDocument), the connection closed after the answer,
+ * AP_FILTER_ERROR to the reader.
  */
 
 static apr_status_t
 utf8_check_body_error(ap_filter_t *f, utf8_check_body_ctx *ctx,
     const char *pos, size_t size)
 {
-    size_t             received, tail_start, lo, hi, n, take, skip;
+    utf8_span          span;
     utf8_error         err;
     utf8_check_where   where;
     request_rec       *r = f->r;
@@ -625,55 +602,16 @@ utf8_check_body_error(ap_filter_t *f, utf8_check_body_ctx *ctx,
 
     utf8_stream_finish(&ctx->stream, &err);
 
-    received = (size_t) ctx->received;
-    tail_start = received - ctx->tail_len;
-
-    /* bytes lo .. hi of the body: from 35 before the error to 35 after it */
-
-    lo = err.offset > UTF8_CHECK_TAIL ? err.offset - UTF8_CHECK_TAIL : 0;
-    if (lo < tail_start) {
-        lo = tail_start;
-    }
-
-    hi = err.offset + err.length + UTF8_CHECK_CONTEXT + 3;
-    if (hi > received + size) {
-        hi = received + size;
-    }
-    if (hi - lo > sizeof(window)) {
-        hi = lo + sizeof(window);
-    }
-
-    n = 0;
-
-    if (lo < received) {
-        take = (hi < received ? hi : received) - lo;
-        memcpy(window, ctx->tail + (lo - tail_start), take);
-        n = take;
-    }
-
-    if (hi > received && size) {
-        take = hi - (lo > received ? lo : received);
-        memcpy(window + n, pos + (lo > received ? lo - received : 0), take);
-        n += take;
-    }
-
-    /*
-     * Start on a character boundary: the bytes before the error are well-formed,
-     * so continuation bytes at the start belong to a character begun before it.
-     */
-    for (skip = 0; skip < n && lo + skip < err.offset
-                   && ((unsigned char) window[skip] & 0xc0) == 0x80; skip++)
-    {
-        /* void */
-    }
+    span = utf8_tail_window(&ctx->tail, pos, size, &err, UTF8_CHECK_CONTEXT,
+                            window, sizeof(window));
 
     where.part = "body";
     where.counted = NULL;
     where.position = 0;
     where.header = NULL;
 
-    utf8_check_log(r, ctx->log_level, &where, &err, window + skip, n - skip,
-                   lo + skip);
+    utf8_check_log(r, ctx->log_level, &where, &err, window,
+                   span.end - span.start, span.start);
     utf8_check_set_result(r, utf8_error_kind_name(err.kind));
 
     ctx->failed = 1;
@@ -752,8 +690,7 @@ utf8_check_body_filter(ap_filter_t *f, apr_bucket_brigade *bb,
             return rv;
         }
 
-        utf8_check_keep_tail(ctx, data, size);
-        ctx->received += size;
+        utf8_tail_keep(&ctx->tail, data, size);
     }
 
     return APR_SUCCESS;
