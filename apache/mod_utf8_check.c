@@ -38,13 +38,12 @@
 
 /* Bytes of the part shown before and after the maximal subpart in the log. */
 #define UTF8_CHECK_CONTEXT  32
-/*
- * Bytes of the body kept from earlier pieces: the context, and 3 more so that
- * the window can start on a character boundary (a character has at most 4).
- */
-#define UTF8_CHECK_TAIL     (UTF8_CHECK_CONTEXT + 3)
-/* The body window: the tail, a maximal subpart of at most 3 bytes, context, 3. */
-#define UTF8_CHECK_WINDOW   (UTF8_CHECK_TAIL + 3 + UTF8_CHECK_CONTEXT + 3)
+/* The body's window (utf8_tail_window): context, a maximal subpart, context. */
+#define UTF8_CHECK_WINDOW   (2 * UTF8_CHECK_CONTEXT + 3)
+
+#if UTF8_CHECK_CONTEXT > UTF8_TAIL_CONTEXT_MAX
+#error "UTF8_CHECK_CONTEXT is wider than a utf8_tail keeps"
+#endif
 /* Longest header name and request line shown in the log, in bytes. */
 #define UTF8_CHECK_NAME_MAX     64
 #define UTF8_CHECK_REQUEST_MAX  128
@@ -71,9 +70,7 @@ typedef struct {
 /* The body filter's state, one per request. */
 typedef struct {
     utf8_stream     stream;
-    apr_off_t       received;
-    char            tail[UTF8_CHECK_TAIL];
-    size_t          tail_len;
+    utf8_tail       tail;           /* the body's last bytes, for the log line */
     int             status;
     int             log_level;
     unsigned        failed:1;
@@ -302,17 +299,18 @@ utf8_check_render_cut(apr_pool_t *p, const char *s, size_t max,
  *   client: C, server: "S", request: "R"
  *
  * data[0 .. len) holds the bytes of the part from offset base on, and
- * contains the error's maximal subpart; the value shown is part bytes A to
- * B - 1 around it. Every untrusted byte is rendered, so that the line is
- * valid UTF-8, on one line, with its quotes where they belong.
+ * contains the error's maximal subpart; utf8_log_fields() writes the fields
+ * from "offset" to "value", the value being part bytes A to B - 1 around it.
+ * Every untrusted byte is rendered, so that the line is valid UTF-8, on one
+ * line, with its quotes where they belong.
  */
 
 static void
 utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
     const utf8_error *err, const char *data, size_t len, size_t base)
 {
-    utf8_error    local;
-    utf8_span     span;
+    size_t        n;
+    char         *fields;
     const char   *located, *name, *name_more, *request, *request_more,
                  *server;
 
@@ -333,18 +331,9 @@ utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
         located = "";
     }
 
-    /* the window: whole characters around the maximal subpart */
-
-    if (err->offset < base || err->offset + err->length > base + len) {
-        /* not in the bytes at hand (cannot happen): show none */
-        span.start = 0;
-        span.end = 0;
-
-    } else {
-        local = *err;
-        local.offset -= base;
-        span = utf8_error_context(data, len, &local, UTF8_CHECK_CONTEXT);
-    }
+    n = utf8_log_fields(err, data, len, base, UTF8_CHECK_CONTEXT, NULL, 0);
+    fields = apr_palloc(r->pool, n + 1);
+    utf8_log_fields(err, data, len, base, UTF8_CHECK_CONTEXT, fields, n + 1);
 
     request = utf8_check_render_cut(r->pool,
                                     r->the_request ? r->the_request : "",
@@ -355,17 +344,9 @@ utf8_check_log(request_rec *r, int level, const utf8_check_where *where,
                                    UTF8_CHECK_NAME_MAX, &name_more);
 
     ap_log_rerror(APLOG_MARK, level | APLOG_NOERRNO, 0, r,
-                  "utf8_check: rejected, part=%s%s offset=%" APR_SIZE_T_FMT
-                  " length=%" APR_SIZE_T_FMT " kind=%s message=\"%s\""
-                  " bytes=%" APR_SIZE_T_FMT "..%" APR_SIZE_T_FMT
-                  " value=\"%s\", client: %s, server: \"%s\","
-                  " request: \"%s\"%s",
-                  where->part, located, err->offset, err->length,
-                  utf8_error_kind_name(err->kind),
-                  utf8_error_kind_message(err->kind),
-                  base + span.start, base + span.end,
-                  utf8_check_render(r->pool, data + span.start,
-                                    span.end - span.start),
+                  "utf8_check: rejected, part=%s%s %s, client: %s,"
+                  " server: \"%s\", request: \"%s\"%s",
+                  where->part, located, fields,
                   r->useragent_ip ? r->useragent_ip : "-",
                   server, request, request_more);
 }
@@ -386,68 +367,41 @@ utf8_check_reject(request_rec *r, const utf8_check_conf *conf,
 /* --- the URI, the arguments, the header lines ------------------------------ */
 
 /*
- * The arguments are percent-decoded (%XX only: "+" stays "+", and a "%" not
- * followed by two hexadecimal digits stays as it is) and checked one by one,
- * split at "&". The common case takes one utf8_check_percent() call over the
- * whole query string, which checks the escapes as it decodes them, with no
- * copy: if the decoded query is valid, so is each argument in it, because the
- * separators are ASCII. Only an ill-formed query is decoded into a buffer,
- * argument by argument, to find the first ill-formed one for the log line.
+ * The arguments: utf8_check_query() splits the query string at "&" and checks
+ * that each argument percent-decodes (by utf8_check_percent()'s rule: "%XX"
+ * only, "+" stays "+") to well-formed UTF-8. A valid query costs it one
+ * utf8_check_percent() call over the whole string, with no copy. Only for an
+ * ill-formed one is the first ill-formed argument decoded (utf8_percent_decode)
+ * into a buffer, for the log line.
  */
 
 static int
 utf8_check_args(request_rec *r, const utf8_check_conf *conf)
 {
-    const char        *p, *end, *amp;
+    const char        *arg;
     char              *buf;
     size_t             len, n;
-    int                position;
-    utf8_error         err;
+    utf8_query_error   qerr;
     utf8_check_where   where;
 
-    p = r->args;
-    len = strlen(p);
-    end = p + len;
+    len = strlen(r->args);
 
-    if (utf8_check_percent(p, len, NULL, NULL)) {
+    if (utf8_check_query(r->args, len, '&', &qerr)) {
         return OK;
     }
 
-    /* find the first ill-formed argument, and its decoded bytes for the log */
+    arg = r->args + qerr.argument.start;
+    len = qerr.argument.end - qerr.argument.start;
 
     buf = apr_palloc(r->pool, len + 1);
+    n = utf8_percent_decode(arg, len, buf, len + 1);
 
-    for (position = 1; /* void */ ; position++) {
+    where.part = "args";
+    where.counted = "argument";
+    where.position = (int) qerr.index;
+    where.header = NULL;
 
-        amp = memchr(p, '&', end - p);
-        if (amp == NULL) {
-            amp = end;
-        }
-
-        n = utf8_percent_decode(p, amp - p, buf, len + 1);
-
-        if (!utf8_check(buf, n, &err)) {
-            where.part = "args";
-            where.counted = "argument";
-            where.position = position;
-            where.header = NULL;
-
-            return utf8_check_reject(r, conf, &where, &err, buf, n);
-        }
-
-        if (amp == end) {
-            break;
-        }
-
-        p = amp + 1;
-    }
-
-    /* not reached: some argument is ill-formed when the whole query is */
-
-    ap_log_rerror(APLOG_MARK, APLOG_ALERT, 0, r,
-                  "utf8_check: no ill-formed argument in an ill-formed query");
-
-    return HTTP_INTERNAL_SERVER_ERROR;
+    return utf8_check_reject(r, conf, &where, &qerr.error, buf, n);
 }
 
 
@@ -607,6 +561,7 @@ utf8_check_header_parser(request_rec *r)
         /* the result is set when the filter has seen the body's end */
         ctx = apr_pcalloc(r->pool, sizeof(utf8_check_body_ctx));
         utf8_stream_init(&ctx->stream);
+        utf8_tail_init(&ctx->tail);
         ctx->status = utf8_check_status(conf);
         ctx->log_level = utf8_check_log_level(conf);
 
@@ -623,42 +578,21 @@ utf8_check_header_parser(request_rec *r)
 
 /* --- the body -------------------------------------------------------------- */
 
-static void
-utf8_check_keep_tail(utf8_check_body_ctx *ctx, const char *pos, size_t size)
-{
-    size_t  keep;
-
-    if (size >= UTF8_CHECK_TAIL) {
-        memcpy(ctx->tail, pos + size - UTF8_CHECK_TAIL, UTF8_CHECK_TAIL);
-        ctx->tail_len = UTF8_CHECK_TAIL;
-        return;
-    }
-
-    keep = ctx->tail_len < UTF8_CHECK_TAIL - size
-           ? ctx->tail_len : UTF8_CHECK_TAIL - size;
-
-    memmove(ctx->tail, ctx->tail + ctx->tail_len - keep, keep);
-    memcpy(ctx->tail + keep, pos, size);
-    ctx->tail_len = keep + size;
-}
-
-
 /*
  * The stream failed in the piece pos[0 .. size), or at the end of the body
- * (size 0). The error starts at most 3 bytes before the piece (in bytes of a
- * sequence the previous piece ended inside), or in it. The log line's window
- * comes from the tail of the earlier pieces and this piece. The request is
- * then refused as Apache's own HTTP_IN filter refuses a bad body: an error
- * bucket down the output filters (which answers with the status and its
- * ErrorDocument), the connection closed after the answer, AP_FILTER_ERROR to
- * the reader.
+ * (size 0). utf8_tail_window() takes the log line's window, whole characters
+ * around the error, from the body's last bytes that the tail kept and this
+ * piece. The request is then refused as Apache's own HTTP_IN filter refuses a
+ * bad body: an error bucket down the output filters (which answers with the
+ * status and its ErrorDocument), the connection closed after the answer,
+ * AP_FILTER_ERROR to the reader.
  */
 
 static apr_status_t
 utf8_check_body_error(ap_filter_t *f, utf8_check_body_ctx *ctx,
     const char *pos, size_t size)
 {
-    size_t             received, tail_start, lo, hi, n, take, skip;
+    utf8_span          span;
     utf8_error         err;
     utf8_check_where   where;
     request_rec       *r = f->r;
@@ -668,55 +602,16 @@ utf8_check_body_error(ap_filter_t *f, utf8_check_body_ctx *ctx,
 
     utf8_stream_finish(&ctx->stream, &err);
 
-    received = (size_t) ctx->received;
-    tail_start = received - ctx->tail_len;
-
-    /* bytes lo .. hi of the body: from 35 before the error to 35 after it */
-
-    lo = err.offset > UTF8_CHECK_TAIL ? err.offset - UTF8_CHECK_TAIL : 0;
-    if (lo < tail_start) {
-        lo = tail_start;
-    }
-
-    hi = err.offset + err.length + UTF8_CHECK_CONTEXT + 3;
-    if (hi > received + size) {
-        hi = received + size;
-    }
-    if (hi - lo > sizeof(window)) {
-        hi = lo + sizeof(window);
-    }
-
-    n = 0;
-
-    if (lo < received) {
-        take = (hi < received ? hi : received) - lo;
-        memcpy(window, ctx->tail + (lo - tail_start), take);
-        n = take;
-    }
-
-    if (hi > received && size) {
-        take = hi - (lo > received ? lo : received);
-        memcpy(window + n, pos + (lo > received ? lo - received : 0), take);
-        n += take;
-    }
-
-    /*
-     * Start on a character boundary: the bytes before the error are well-formed,
-     * so continuation bytes at the start belong to a character begun before it.
-     */
-    for (skip = 0; skip < n && lo + skip < err.offset
-                   && ((unsigned char) window[skip] & 0xc0) == 0x80; skip++)
-    {
-        /* void */
-    }
+    span = utf8_tail_window(&ctx->tail, pos, size, &err, UTF8_CHECK_CONTEXT,
+                            window, sizeof(window));
 
     where.part = "body";
     where.counted = NULL;
     where.position = 0;
     where.header = NULL;
 
-    utf8_check_log(r, ctx->log_level, &where, &err, window + skip, n - skip,
-                   lo + skip);
+    utf8_check_log(r, ctx->log_level, &where, &err, window,
+                   span.end - span.start, span.start);
     utf8_check_set_result(r, utf8_error_kind_name(err.kind));
 
     ctx->failed = 1;
@@ -795,8 +690,7 @@ utf8_check_body_filter(ap_filter_t *f, apr_bucket_brigade *bb,
             return rv;
         }
 
-        utf8_check_keep_tail(ctx, data, size);
-        ctx->received += size;
+        utf8_tail_keep(&ctx->tail, data, size);
     }
 
     return APR_SUCCESS;
