@@ -40,17 +40,22 @@ typedef struct {
 } ngx_http_utf8_check_loc_conf_t;
 
 
+/* The body as it arrives: allocated only when the body is checked. */
 typedef struct {
-    /* the body, as it arrives */
-    utf8_stream      stream;
-    utf8_tail        tail;
+    utf8_stream                  stream;
+    utf8_tail                    tail;
+} ngx_http_utf8_check_body_t;
+
+
+typedef struct {
+    ngx_http_utf8_check_body_t  *body;
 
     /* what the phase handler answers when it is called again */
-    ngx_int_t        status;
-    utf8_error_kind  kind;
+    ngx_int_t                    status;
+    utf8_error_kind              kind;
 
-    unsigned         reading_body:1;
-    unsigned         done:1;
+    unsigned                     reading_body:1;
+    unsigned                     done:1;
 } ngx_http_utf8_check_ctx_t;
 
 
@@ -280,8 +285,13 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
          * feeds each piece to the stream as it arrives.
          */
 
-        utf8_stream_init(&ctx->stream);
-        utf8_tail_init(&ctx->tail);
+        ctx->body = ngx_palloc(r->pool, sizeof(ngx_http_utf8_check_body_t));
+        if (ctx->body == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        utf8_stream_init(&ctx->body->stream);
+        utf8_tail_init(&ctx->body->tail);
         ctx->reading_body = 1;
         ctx->status = NGX_DONE;
 
@@ -310,7 +320,8 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
  *
  * Not with nginx's ngx_unescape_uri(): after "%" and one hexadecimal digit it
  * drops the next byte if that is not a digit too, so "%4%FF" would decode to
- * "FF" and "%4" followed by a raw FF byte to nothing, hiding the ill-formed byte.
+ * "FF" and "%4" followed by a raw FF byte to nothing, hiding the ill-formed
+ * byte.
  */
 
 static ngx_int_t
@@ -576,16 +587,19 @@ ngx_http_utf8_check_body_read(ngx_http_request_t *r)
 static ngx_int_t
 ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
 {
-    size_t                      size;
-    ngx_buf_t                  *b;
-    ngx_chain_t                *cl;
-    ngx_http_utf8_check_ctx_t  *ctx;
+    size_t                       size;
+    ngx_buf_t                   *b;
+    ngx_chain_t                 *cl;
+    ngx_http_utf8_check_ctx_t   *ctx;
+    ngx_http_utf8_check_body_t  *body;
 
     ctx = ngx_http_get_module_ctx(r, ngx_http_utf8_check_module);
 
     if (ctx == NULL || !ctx->reading_body) {
         return ngx_http_next_request_body_filter(r, in);
     }
+
+    body = ctx->body;
 
     for (cl = in; cl; cl = cl->next) {
         b = cl->buf;
@@ -600,15 +614,15 @@ ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
         size = ngx_buf_in_memory(b) ? (size_t) (b->last - b->pos) : 0;
 
         if (size) {
-            if (!utf8_stream_feed(&ctx->stream, (const char *) b->pos, size)) {
+            if (!utf8_stream_feed(&body->stream, (const char *) b->pos, size)) {
                 return ngx_http_utf8_check_body_error(r, ctx, b->pos, size);
             }
 
-            utf8_tail_keep(&ctx->tail, (const char *) b->pos, size);
+            utf8_tail_keep(&body->tail, (const char *) b->pos, size);
         }
 
         if (b->last_buf) {
-            if (!utf8_stream_finish(&ctx->stream, NULL)) {
+            if (!utf8_stream_finish(&body->stream, NULL)) {
                 /* the body ends inside a sequence */
                 return ngx_http_utf8_check_body_error(r, ctx, NULL, 0);
             }
@@ -640,9 +654,9 @@ ngx_http_utf8_check_body_error(ngx_http_request_t *r,
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_utf8_check_module);
 
-    utf8_stream_finish(&ctx->stream, &err);
+    utf8_stream_finish(&ctx->body->stream, &err);
 
-    span = utf8_tail_window(&ctx->tail, (const char *) pos, size, &err,
+    span = utf8_tail_window(&ctx->body->tail, (const char *) pos, size, &err,
                             NGX_HTTP_UTF8_CHECK_CONTEXT, (char *) window,
                             sizeof(window));
 
