@@ -19,18 +19,12 @@
 #define NGX_HTTP_UTF8_CHECK_HEADERS  0x0008
 #define NGX_HTTP_UTF8_CHECK_BODY     0x0010
 
-/* Bytes of the part shown before and after the maximal subpart in the log. */
-#define NGX_HTTP_UTF8_CHECK_CONTEXT  32
 /*
- * The body's bytes the log line's window is cut from: on each side of the
- * maximal subpart (at most 3 bytes), the context and 3 bytes beyond it, so
- * that utf8_error_context() sees whether a cut would fall inside a character.
- * The tail of the body kept from earlier pieces also holds the up to 3 bytes
- * of a sequence that the previous piece ended inside.
+ * Bytes of the part shown before and after the maximal subpart in the log (at
+ * most UTF8_TAIL_CONTEXT_MAX), and the most bytes the window around it takes.
  */
-#define NGX_HTTP_UTF8_CHECK_SIDE     (NGX_HTTP_UTF8_CHECK_CONTEXT + 3)
-#define NGX_HTTP_UTF8_CHECK_WINDOW   (2 * NGX_HTTP_UTF8_CHECK_SIDE + 3)
-#define NGX_HTTP_UTF8_CHECK_KEEP     (NGX_HTTP_UTF8_CHECK_SIDE + 3)
+#define NGX_HTTP_UTF8_CHECK_CONTEXT  32
+#define NGX_HTTP_UTF8_CHECK_WINDOW   (2 * NGX_HTTP_UTF8_CHECK_CONTEXT + 3)
 /* Longest header name and request line shown in the log, in bytes. */
 #define NGX_HTTP_UTF8_CHECK_NAME_MAX     64
 #define NGX_HTTP_UTF8_CHECK_REQUEST_MAX  128
@@ -46,19 +40,22 @@ typedef struct {
 } ngx_http_utf8_check_loc_conf_t;
 
 
+/* The body as it arrives: allocated only when the body is checked. */
 typedef struct {
-    /* the body, as it arrives */
-    utf8_stream      stream;
-    off_t            received;
-    u_char           tail[NGX_HTTP_UTF8_CHECK_KEEP];
-    size_t           tail_len;
+    utf8_stream                  stream;
+    utf8_tail                    tail;
+} ngx_http_utf8_check_body_t;
+
+
+typedef struct {
+    ngx_http_utf8_check_body_t  *body;
 
     /* what the phase handler answers when it is called again */
-    ngx_int_t        status;
-    utf8_error_kind  kind;
+    ngx_int_t                    status;
+    utf8_error_kind              kind;
 
-    unsigned         reading_body:1;
-    unsigned         done:1;
+    unsigned                     reading_body:1;
+    unsigned                     done:1;
 } ngx_http_utf8_check_ctx_t;
 
 
@@ -90,8 +87,6 @@ static ngx_int_t ngx_http_utf8_check_body_filter(ngx_http_request_t *r,
     ngx_chain_t *in);
 static ngx_int_t ngx_http_utf8_check_body_error(ngx_http_request_t *r,
     ngx_http_utf8_check_ctx_t *ctx, u_char *pos, size_t size);
-static void ngx_http_utf8_check_keep_tail(ngx_http_utf8_check_ctx_t *ctx,
-    u_char *pos, size_t size);
 static ngx_http_utf8_check_ctx_t *ngx_http_utf8_check_get_ctx(
     ngx_http_request_t *r);
 static ngx_http_utf8_check_ctx_t *ngx_http_utf8_check_create_ctx(
@@ -290,7 +285,13 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
          * feeds each piece to the stream as it arrives.
          */
 
-        utf8_stream_init(&ctx->stream);
+        ctx->body = ngx_palloc(r->pool, sizeof(ngx_http_utf8_check_body_t));
+        if (ctx->body == NULL) {
+            return NGX_HTTP_INTERNAL_SERVER_ERROR;
+        }
+
+        utf8_stream_init(&ctx->body->stream);
+        utf8_tail_init(&ctx->body->tail);
         ctx->reading_body = 1;
         ctx->status = NGX_DONE;
 
@@ -312,76 +313,49 @@ ngx_http_utf8_check_handler(ngx_http_request_t *r)
 
 
 /*
- * The arguments are percent-decoded (%XX only: "+" stays "+", and a "%" not
- * followed by two hexadecimal digits stays as it is) and checked one by one,
- * split at "&", by utf8_check_percent(), which decodes as it checks. The
- * common case takes one pass over the whole query string and no buffer: if
- * the decoded query is valid, so is each argument in it, because the
- * separators are ASCII. Only the ill-formed argument is decoded into a
- * buffer, for the log line.
+ * utf8_check_query() splits the query at "&" and checks each argument as
+ * utf8_check_percent() decodes it (%XX only: "+" and a "%" not followed by two
+ * hexadecimal digits stay as they are); a valid query takes one pass and no
+ * buffer. Only the ill-formed argument is decoded, for the log line.
  *
  * Not with nginx's ngx_unescape_uri(): after "%" and one hexadecimal digit it
  * drops the next byte if that is not a digit too, so "%4%FF" would decode to
- * "FF" and "%4" followed by a raw FF byte to nothing, hiding the ill-formed byte.
+ * "FF" and "%4" followed by a raw FF byte to nothing, hiding the ill-formed
+ * byte.
  */
 
 static ngx_int_t
 ngx_http_utf8_check_args(ngx_http_request_t *r,
     ngx_http_utf8_check_loc_conf_t *lcf, ngx_http_utf8_check_ctx_t *ctx)
 {
-    u_char                       *p, *end, *amp, *buf;
+    u_char                       *arg, *buf;
     size_t                        len;
-    ngx_uint_t                    position;
-    utf8_error                    err;
+    utf8_query_error              qerr;
     ngx_http_utf8_check_where_t   where;
 
-    p = r->args.data;
-    end = p + r->args.len;
-
-    if (utf8_check_percent((const char *) p, r->args.len, NULL, NULL)) {
+    if (utf8_check_query((const char *) r->args.data, r->args.len, '&',
+                         &qerr))
+    {
         return NGX_DECLINED;
     }
 
-    /* find the first ill-formed argument */
+    arg = r->args.data + qerr.argument.start;
+    len = qerr.argument.end - qerr.argument.start;
 
-    for (position = 1; /* void */ ; position++) {
-
-        amp = ngx_strlchr(p, end, '&');
-        if (amp == NULL) {
-            amp = end;
-        }
-
-        if (!utf8_check_percent((const char *) p, amp - p, &err, NULL)) {
-            buf = ngx_pnalloc(r->pool, amp - p);
-            if (buf == NULL) {
-                return NGX_HTTP_INTERNAL_SERVER_ERROR;
-            }
-
-            len = utf8_percent_decode((const char *) p, amp - p,
-                                      (char *) buf, amp - p);
-
-            where.part = "args";
-            where.counted = "argument";
-            where.position = position;
-            where.header = NULL;
-
-            return ngx_http_utf8_check_reject(r, lcf, ctx, &where, &err,
-                                              buf, len, 0);
-        }
-
-        if (amp == end) {
-            break;
-        }
-
-        p = amp + 1;
+    buf = ngx_pnalloc(r->pool, len + 1);
+    if (buf == NULL) {
+        return NGX_HTTP_INTERNAL_SERVER_ERROR;
     }
 
-    /* not reached: some argument is ill-formed when the whole query is */
+    len = utf8_percent_decode((const char *) arg, len, (char *) buf, len);
 
-    ngx_log_error(NGX_LOG_ALERT, r->connection->log, 0,
-                  "utf8_check: no ill-formed argument in an ill-formed query");
+    where.part = "args";
+    where.counted = "argument";
+    where.position = qerr.index;
+    where.header = NULL;
 
-    return NGX_HTTP_INTERNAL_SERVER_ERROR;
+    return ngx_http_utf8_check_reject(r, lcf, ctx, &where, &qerr.error,
+                                      buf, len, 0);
 }
 
 
@@ -472,8 +446,9 @@ ngx_http_utf8_check_reject(ngx_http_request_t *r,
  *
  * data[0 .. len) holds the bytes of the part from offset base on, and contains
  * the error's first byte; the value shown is part bytes A to B - 1 around it.
- * Every untrusted byte goes through ngx_http_utf8_check_render(), so the line
- * is valid UTF-8 without line breaks or unescaped quotes. nginx's own suffix
+ * Every untrusted byte is rendered by utf8_escape_quoted() (through
+ * utf8_log_fields() or ngx_http_utf8_check_render()), so the line is valid
+ * UTF-8 without line breaks or unescaped quotes. nginx's own suffix
  * (which copies the raw request line) is replaced by an escaped one.
  */
 
@@ -483,9 +458,7 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
     size_t len, size_t base)
 {
     u_char                    *p, *last;
-    size_t                     lo, hi, n;
-    utf8_span                  window;
-    utf8_error                 here;
+    size_t                     n;
     ngx_log_t                  log;
     ngx_http_core_srv_conf_t  *cscf;
     u_char                     line[NGX_MAX_ERROR_STR];
@@ -513,31 +486,22 @@ ngx_http_utf8_check_log(ngx_http_request_t *r, ngx_uint_t level,
         p = ngx_slprintf(p, last, " %s=%ui", where->counted, where->position);
     }
 
-    /* the window: whole characters around the maximal subpart */
+    /*
+     * offset=... value="...": utf8_log_fields() cuts the window and renders
+     * it; like snprintf(), it writes what fits (whole fields) and a NUL.
+     */
 
-    here = *err;
-    here.offset = err->offset >= base ? err->offset - base : len + 1;
+    p = ngx_slprintf(p, last, " ");
 
-    window = utf8_error_context((const char *) data, len, &here,
-                                NGX_HTTP_UTF8_CHECK_CONTEXT);
-
-    lo = base + window.start;
-    hi = base + window.end;
-
-    p = ngx_slprintf(p, last,
-                     " offset=%uz length=%uz kind=%s message=\"%s\""
-                     " bytes=%uz..%uz value=\"",
-                     err->offset, err->length,
-                     utf8_error_kind_name(err->kind),
-                     utf8_error_kind_message(err->kind), lo, hi);
-
-    if ((size_t) (last - p) > NGX_HTTP_UTF8_CHECK_RENDERED(hi - lo)) {
-        p = ngx_http_utf8_check_render(p, data + (lo - base), hi - lo);
+    if (p < last) {
+        n = utf8_log_fields(err, (const char *) data, len, base,
+                            NGX_HTTP_UTF8_CHECK_CONTEXT, (char *) p, last - p);
+        p += (n < (size_t) (last - p)) ? n : ngx_strlen(p);
     }
 
     cscf = ngx_http_get_module_srv_conf(r, ngx_http_core_module);
 
-    p = ngx_slprintf(p, last, "\", client: %V, server: \"",
+    p = ngx_slprintf(p, last, ", client: %V, server: \"",
                      &r->connection->addr_text);
 
     n = utf8_truncate((const char *) cscf->server_name.data,
@@ -623,16 +587,19 @@ ngx_http_utf8_check_body_read(ngx_http_request_t *r)
 static ngx_int_t
 ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
 {
-    size_t                      size;
-    ngx_buf_t                  *b;
-    ngx_chain_t                *cl;
-    ngx_http_utf8_check_ctx_t  *ctx;
+    size_t                       size;
+    ngx_buf_t                   *b;
+    ngx_chain_t                 *cl;
+    ngx_http_utf8_check_ctx_t   *ctx;
+    ngx_http_utf8_check_body_t  *body;
 
     ctx = ngx_http_get_module_ctx(r, ngx_http_utf8_check_module);
 
     if (ctx == NULL || !ctx->reading_body) {
         return ngx_http_next_request_body_filter(r, in);
     }
+
+    body = ctx->body;
 
     for (cl = in; cl; cl = cl->next) {
         b = cl->buf;
@@ -647,16 +614,15 @@ ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
         size = ngx_buf_in_memory(b) ? (size_t) (b->last - b->pos) : 0;
 
         if (size) {
-            if (!utf8_stream_feed(&ctx->stream, (const char *) b->pos, size)) {
+            if (!utf8_stream_feed(&body->stream, (const char *) b->pos, size)) {
                 return ngx_http_utf8_check_body_error(r, ctx, b->pos, size);
             }
 
-            ngx_http_utf8_check_keep_tail(ctx, b->pos, size);
-            ctx->received += size;
+            utf8_tail_keep(&body->tail, (const char *) b->pos, size);
         }
 
         if (b->last_buf) {
-            if (!utf8_stream_finish(&ctx->stream, NULL)) {
+            if (!utf8_stream_finish(&body->stream, NULL)) {
                 /* the body ends inside a sequence */
                 return ngx_http_utf8_check_body_error(r, ctx, NULL, 0);
             }
@@ -672,18 +638,15 @@ ngx_http_utf8_check_body_filter(ngx_http_request_t *r, ngx_chain_t *in)
 
 /*
  * The stream failed in the piece pos[0 .. size), or at the end of the body
- * (size 0). The error starts at most 3 bytes before the piece (the bytes of a
- * sequence the previous piece ended inside), or anywhere in it. The bytes the
- * log line shows around it come from the tail and the piece: the context and
- * up to 3 bytes beyond it on each side, from which the log line's
- * utf8_error_context() cuts whole characters.
+ * (size 0). utf8_tail_window() cuts the log line's window around the error
+ * from the body's last bytes, kept by utf8_tail_keep(), and the piece.
  */
 
 static ngx_int_t
 ngx_http_utf8_check_body_error(ngx_http_request_t *r,
     ngx_http_utf8_check_ctx_t *ctx, u_char *pos, size_t size)
 {
-    size_t                           received, tail_start, lo, hi, from, n;
+    utf8_span                        span;
     utf8_error                       err;
     ngx_http_utf8_check_where_t      where;
     ngx_http_utf8_check_loc_conf_t  *lcf;
@@ -691,30 +654,11 @@ ngx_http_utf8_check_body_error(ngx_http_request_t *r,
 
     lcf = ngx_http_get_module_loc_conf(r, ngx_http_utf8_check_module);
 
-    utf8_stream_finish(&ctx->stream, &err);
+    utf8_stream_finish(&ctx->body->stream, &err);
 
-    received = (size_t) ctx->received;
-    tail_start = received - ctx->tail_len;
-
-    lo = err.offset > NGX_HTTP_UTF8_CHECK_SIDE
-         ? err.offset - NGX_HTTP_UTF8_CHECK_SIDE : 0;
-    lo = ngx_max(lo, tail_start);
-    hi = err.offset + err.length + NGX_HTTP_UTF8_CHECK_SIDE;
-    hi = ngx_min(hi, lo + sizeof(window));
-    hi = ngx_min(hi, received + size);
-
-    n = 0;
-
-    if (lo < received) {
-        n = ngx_min(received, hi) - lo;
-        ngx_memcpy(window, ctx->tail + (lo - tail_start), n);
-    }
-
-    if (hi > received) {
-        from = (lo > received) ? lo - received : 0;
-        ngx_memcpy(window + n, pos + from, hi - received - from);
-        n += hi - received - from;
-    }
+    span = utf8_tail_window(&ctx->body->tail, (const char *) pos, size, &err,
+                            NGX_HTTP_UTF8_CHECK_CONTEXT, (char *) window,
+                            sizeof(window));
 
     where.part = "body";
     where.counted = NULL;
@@ -727,29 +671,8 @@ ngx_http_utf8_check_body_error(ngx_http_request_t *r,
     r->keepalive = 0;
     r->lingering_close = 1;
 
-    return ngx_http_utf8_check_reject(r, lcf, ctx, &where, &err, window, n,
-                                      lo);
-}
-
-
-static void
-ngx_http_utf8_check_keep_tail(ngx_http_utf8_check_ctx_t *ctx, u_char *pos,
-    size_t size)
-{
-    size_t  keep;
-
-    if (size >= NGX_HTTP_UTF8_CHECK_KEEP) {
-        ngx_memcpy(ctx->tail, pos + size - NGX_HTTP_UTF8_CHECK_KEEP,
-                   NGX_HTTP_UTF8_CHECK_KEEP);
-        ctx->tail_len = NGX_HTTP_UTF8_CHECK_KEEP;
-        return;
-    }
-
-    keep = ngx_min(ctx->tail_len, NGX_HTTP_UTF8_CHECK_KEEP - size);
-
-    ngx_memmove(ctx->tail, ctx->tail + ctx->tail_len - keep, keep);
-    ngx_memcpy(ctx->tail + keep, pos, size);
-    ctx->tail_len = keep + size;
+    return ngx_http_utf8_check_reject(r, lcf, ctx, &where, &err, window,
+                                      span.end - span.start, span.start);
 }
 
 
