@@ -138,6 +138,10 @@ def _byte_sized(t):
     return t.sizeof == 1 and t.code in (gdb.TYPE_CODE_INT, gdb.TYPE_CODE_CHAR)
 
 
+def _is_byte_array(t):
+    return t.code == gdb.TYPE_CODE_ARRAY and _byte_sized(t.target().strip_typedefs())
+
+
 def _field_names(t):
     try:
         return {f.name for f in t.fields()}
@@ -184,6 +188,14 @@ def bytes_of(value, length=None):
     t = value.type.strip_typedefs()
     while t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
         value = value.referenced_value()
+        t = value.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR and _is_byte_array(t.target().strip_typedefs()):
+        # A pointer to an array (`&a`, of type `char (*)[N]`): that array, all N bytes.
+        # It is how a convenience function gets a whole array variable, which gdb hands
+        # to it decayed to a pointer to its first element (see Utf8ValidFunction).
+        if int(value) == 0:
+            raise gdb.GdbError("the pointer is NULL")
+        value = value.dereference()
         t = value.type.strip_typedefs()
     if t.code == gdb.TYPE_CODE_PTR:
         target = t.target().strip_typedefs()
@@ -255,7 +267,11 @@ class Utf8CheckCommand(gdb.Command):
 file works too) and checked by libutf8validate loaded into gdb. See also
 the functions $utf8_valid(EXPR [, LEN]) and $utf8_first_error(EXPR [, LEN]),
 e.g.
-  break handle_request if !$utf8_valid(req->body, req->len)""",
+  break handle_request if !$utf8_valid(req->body, req->len)
+gdb hands an array variable to a function as a pointer to its first byte, so
+$utf8_valid(name) stops at name's first NUL: write $utf8_valid(&name) for all
+of its bytes (a pointer to an array, e.g. char (*)[32], is that array, here
+too).""",
         }
     )
 
@@ -273,7 +289,13 @@ class Utf8ValidFunction(gdb.Function):
 EXPR and LEN are as for utf8-check (see `help utf8-check`): a byte pointer with LEN
 or up to its NUL, a byte array, a std::string or std::string_view. The program is
 not called, so it can be used in breakpoint conditions and on core files:
-  break handle_request if !$utf8_valid(req->body, req->len)"""
+  break handle_request if !$utf8_valid(req->body, req->len)
+
+An array variable reaches a function as a pointer to its first byte (gdb decays a
+variable's name; `s.buf` and `*p` stay arrays), so $utf8_valid(name) stops at the
+first NUL of `char name[N]`. For all N bytes, pass the array's address: a pointer
+to a byte array designates the array.
+  break handle_request if !$utf8_valid(&name)"""
 
     def __init__(self):
         super().__init__("utf8_valid")
@@ -286,7 +308,8 @@ not called, so it can be used in breakpoint conditions and on core files:
 class Utf8FirstErrorFunction(gdb.Function):
     """$utf8_first_error(EXPR [, LEN]): the 0-based offset of the first byte of the
 first ill-formed sequence, or the number of bytes when they are all well-formed
-(as the C function utf8_first_error). EXPR and LEN are as for utf8-check."""
+(as the C function utf8_first_error). EXPR and LEN are as for utf8-check and
+$utf8_valid: $utf8_first_error(&name) for all the bytes of an array variable."""
 
     def __init__(self):
         super().__init__("utf8_first_error")

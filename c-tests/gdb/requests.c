@@ -96,3 +96,11 @@ int main(void) {
   free(big);
   return 0;
 }
+
+/* char[8] arrays with a NUL inside, for $utf8_valid and $utf8_first_error in
+   breakpoint conditions (file scope: visible in every frame): "id", NUL, an
+   ill-formed byte (FF) at byte 3 and "ok"; and "id", NUL, "ok\xC3\xA9" (valid). Up
+   to their first NUL both are valid. Here at the end so that the lines above, which
+   docs/debugging.md shows, keep their numbers; `used`: nothing reads them. */
+__attribute__((used)) static char record[8] = "id\0\xFF" "ok";
+__attribute__((used)) static char record_ok[8] = "id\0" "ok\xC3\xA9";

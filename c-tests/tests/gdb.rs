@@ -42,6 +42,10 @@ const TRUNCATED: &[u8] = b"emoji: \xF0\x9F\x98";
 const NAME: &[u8; 16] = b"na\xC3\xAFve\0\0\0\0\0\0\0\0\0\0";
 const CSTR: &[u8] = b"path\xC0\xAFetc";
 const WORD: &[u8] = b"\xCE\xBA\xCF\x8C\xCF\x83\xCE\xBC\xCE\xB5";
+/// requests.c's char[8] arrays with a NUL inside, at file scope: an ill-formed byte
+/// after the NUL, and all valid.
+const RECORD: &[u8; 8] = b"id\0\xFFok\0\0";
+const RECORD_OK: &[u8; 8] = b"id\0ok\xC3\xA9\0";
 /// The requests handed to handle_request(), in order: (id, body).
 const REQUESTS: [(u32, &[u8]); 4] = [(1, GREETING), (2, SURROGATE), (3, WORD), (4, TRUNCATED)];
 
@@ -446,6 +450,161 @@ fn conditional_breakpoint_stops_exactly_on_invalid_requests() {
         "{out}"
     );
     assert!(out.contains("handled 4 requests, rejected 2"), "{out}");
+    assert!(out.contains("exited normally"), "{out}");
+}
+
+/// The bytes of a C string starting at `bytes[0]`: up to its first NUL.
+fn to_nul(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())]
+}
+
+/// A whole `char[N]` array in the convenience functions: gdb hands an array variable
+/// to them as a pointer to its first byte, so `$utf8_valid(record)` stops at its first
+/// NUL (gdb/README.md); `$utf8_valid(&record)` (a pointer to the array) reads all N
+/// bytes, as `utf8-check record` does. Arrays with a NUL and then an ill-formed byte,
+/// in expressions and in breakpoint conditions, against `std::str::from_utf8` on
+/// their bytes.
+#[test]
+fn whole_arrays_in_functions_and_breakpoint_conditions() {
+    if !have_all(&["gdb", "gcc"]) {
+        return;
+    }
+    let valid = |bytes: &[u8]| u8::from(std::str::from_utf8(bytes).is_ok());
+    // Both arrays hide their difference behind their first NUL.
+    assert_eq!(to_nul(RECORD), to_nul(RECORD_OK));
+    assert_eq!(valid(RECORD), 0);
+    let checks: Vec<(&str, String, String)> = vec![
+        (
+            "command",
+            "utf8-check record".into(),
+            expected(RECORD, Some(ErrorKind::InvalidByte)),
+        ),
+        (
+            "command-pointer",
+            "utf8-check &record".into(),
+            expected(RECORD, Some(ErrorKind::InvalidByte)),
+        ),
+        (
+            "command-ok",
+            "utf8-check &record_ok".into(),
+            expected(RECORD_OK, None),
+        ),
+        (
+            "valid",
+            "output $utf8_valid(&record)".into(),
+            valid(RECORD).to_string(),
+        ),
+        (
+            "first-error",
+            "output $utf8_first_error(&record)".into(),
+            first_error(RECORD).to_string(),
+        ),
+        (
+            "valid-ok",
+            "output $utf8_valid(&record_ok)".into(),
+            valid(RECORD_OK).to_string(),
+        ),
+        (
+            "first-error-ok",
+            "output $utf8_first_error(&record_ok)".into(),
+            first_error(RECORD_OK).to_string(),
+        ),
+        // With LEN, the pointer to the array is the array: its first LEN bytes.
+        (
+            "first-error-len",
+            "output $utf8_first_error(&record, 3)".into(),
+            first_error(&RECORD[..3]).to_string(),
+        ),
+        // Only a variable's name is decayed: any other expression of array type (a
+        // field, `*&record`) keeps its type, and all its bytes.
+        (
+            "valid-deref",
+            "output $utf8_valid(*&record)".into(),
+            valid(RECORD).to_string(),
+        ),
+        // What the README warns of: the variable's name alone arrives decayed, as
+        // `&record[0]`, and stops at the NUL.
+        (
+            "decayed",
+            "output $utf8_valid(record)".into(),
+            valid(to_nul(RECORD)).to_string(),
+        ),
+        (
+            "decayed-first-error",
+            "output $utf8_first_error(record)".into(),
+            first_error(to_nul(RECORD)).to_string(),
+        ),
+    ];
+    let mut commands = vec![
+        format!("source {}", script_path().display()),
+        "break checkpoint".into(),
+        "run".into(),
+    ];
+    for (label, command, _) in &checks {
+        commands.extend(marked(label, command));
+        // `output` prints no newline.
+        commands.push("echo \\n".into());
+    }
+    let exe = requests_program().to_str().unwrap().to_string();
+    let out = gdb("arrays", &commands, &[&exe], &[]);
+    for (label, command, want) in &checks {
+        assert_eq!(
+            section(&out, label).trim_end(),
+            want.trim_end(),
+            "`{command}`:\n{out}"
+        );
+    }
+
+    // Breakpoint conditions on the arrays: each breakpoint on checkpoint(), hit once,
+    // must count a hit exactly when the oracle says its condition holds.
+    let first = first_error(RECORD);
+    let conditions = [
+        (
+            "!$utf8_valid(&record_ok)".to_string(),
+            valid(RECORD_OK) == 0,
+        ),
+        ("!$utf8_valid(&record)".to_string(), valid(RECORD) == 0),
+        (format!("$utf8_first_error(&record) == {first}"), true),
+        (
+            format!("$utf8_first_error(&record_ok) < {}", RECORD_OK.len()),
+            first_error(RECORD_OK) < RECORD_OK.len(),
+        ),
+    ];
+    let mut commands = vec![format!("source {}", script_path().display())];
+    for (condition, _) in &conditions {
+        commands.push(format!("break checkpoint if {condition}"));
+    }
+    commands.extend([
+        "run".to_string(),
+        "echo @@info\\n".into(),
+        "info breakpoints".into(),
+        "echo @@end\\n".into(),
+        "continue".into(),
+    ]);
+    let out = gdb("array-conditions", &commands, &[&exe], &[]);
+    let info = section(&out, "info");
+    for (i, (condition, holds)) in conditions.iter().enumerate() {
+        // The breakpoint's lines in `info breakpoints`: from its number to the next.
+        let number = format!("{} ", i + 1);
+        let next = format!("{} ", i + 2);
+        let lines: Vec<&str> = info
+            .lines()
+            .skip_while(|l| !l.starts_with(&number))
+            .take_while(|l| l.starts_with(&number) || !l.starts_with(&next))
+            .collect();
+        assert!(
+            lines.iter().any(|l| l.contains(condition.as_str())),
+            "breakpoint {number}is not `{condition}`:\n{out}"
+        );
+        assert_eq!(
+            lines
+                .iter()
+                .any(|l| l.contains("breakpoint already hit 1 time")),
+            *holds,
+            "`break checkpoint if {condition}`:\n{out}"
+        );
+    }
+    assert!(!out.contains("Error in testing condition"), "{out}");
     assert!(out.contains("exited normally"), "{out}");
 }
 
