@@ -280,7 +280,11 @@ too).""",
 
     def invoke(self, arg, from_tty):
         value, length = _split_arguments(arg)
-        gdb.write(_gdb_errors(shared.report, bytes_of(value, length), _preferred_libraries()) + "\n")
+        report = _gdb_errors(shared.report, bytes_of(value, length), _preferred_libraries())
+        # A write per line: over GDB/MI (IDEs) each write is one console stream record,
+        # and a record per line is what consoles that handle records one by one expect.
+        for line in report.split("\n"):
+            gdb.write(line + "\n")
 
 
 class Utf8ValidFunction(gdb.Function):
