@@ -1,9 +1,17 @@
 // A C++ program for the gdb and lldb tests (tests/gdb.rs, .ci/lldb_tests.py):
 // std::string (short, in its inline buffer, and long, on the heap; with an embedded
-// NUL) and std::string_view, read by utf8-check. Needs C++17 (string_view).
+// NUL) and std::string_view, read by utf8-check; and, for the GDB/MI test, a C
+// string, a char[N] and (pointer, length) pairs. Needs C++17 (string_view).
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <string_view>
+
+// Bytes and their length, as a C API passes them.
+struct span {
+  const char *ptr;
+  std::size_t len;
+};
 
 __attribute__((noinline)) void checkpoint() {}
 
@@ -17,8 +25,16 @@ int main() {
   std::string with_nul("ab\0cd\n\xED\xA0\x80", 9);
   std::string_view view(long_bad.data() + 38, 6);  // "aa" 80 "tai"
   const std::string &ref = short_ok;
+  // A C string with an overlong encoding (C0 AF) at byte 4.
+  const char *cstr = "path\xC0\xAF" "etc";
+  // char[8]: "id", NUL, an ill-formed byte (FF) at byte 3, "ok", NUL, NUL.
+  char packed[8] = "id\0\xFF" "ok";
+  // (pointer, length): "ab\0cd" (valid, a NUL inside) and view's bytes (invalid).
+  span body = {with_nul.data(), 5};
+  span bad = {view.data(), view.size()};
   checkpoint();  // the tests stop here and run utf8-check
   std::printf("%zu %zu %zu %zu %zu\n", short_ok.size(), long_bad.size(), with_nul.size(),
               view.size(), ref.size());
+  std::printf("%s %s %zu %zu\n", cstr, packed, body.len, bad.len);
   return 0;
 }

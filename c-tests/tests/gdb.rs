@@ -22,6 +22,11 @@
 //! reach unmapped memory, buffers across two mappings, arrays; live and on a core
 //! file, against `std::str::from_utf8` (`page_cases`).
 //!
+//! `gdb_mi_as_ides_drive_it` drives gdb over GDB/MI (`--interpreter=mi3`, on pipes)
+//! as IDEs do, on `strings.cpp`: every verdict against `std::str::from_utf8`, and
+//! `utf8-check`'s output one console record per line, the same bytes as on the
+//! command line.
+//!
 //! gdb, gcc and g++ missing: the tests skip with a message, or fail when `CI=true`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
@@ -1744,4 +1749,326 @@ fn buffers_larger_than_a_read_on_a_core_file() {
         buffers.len(),
         started.elapsed()
     );
+}
+
+// --- GDB/MI, as IDEs drive gdb ------------------------------------------------------
+//
+// VS Code's C/C++ extension, CLion, Qt Creator and Eclipse CDT run
+// `gdb --interpreter=mi3` over pipes; a launch configuration's setup commands reach
+// gdb as `-interpreter-exec console "..."`, watch expressions as
+// `-data-evaluate-expression`, each with the `--thread`/`--frame` the IDE shows.
+
+// The variables of c-tests/gdb/strings.cpp that only this test reads.
+const PACKED: &[u8; 8] = b"id\0\xFFok\0\0";
+
+/// One gdb speaking GDB/MI on its standard input and output.
+struct Mi {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// Every line gdb wrote, for failure messages.
+    transcript: String,
+    token: u32,
+}
+
+impl Mi {
+    fn start(args: &[&str]) -> Mi {
+        let mut child = Command::new("gdb")
+            .args(["--interpreter=mi3", "-nx", "-q"])
+            .args(["-iex", "set debuginfod enabled off"])
+            .args(["-iex", "set auto-load off"])
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env("UTF8VALIDATE_LIB", built_library())
+            .env_remove("CARGO_TARGET_DIR")
+            .spawn()
+            .expect("gdb runs");
+        let stdin = child.stdin.take().expect("gdb's stdin");
+        let mut stdout = std::io::BufReader::new(child.stdout.take().expect("gdb's stdout"));
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut line = Vec::new();
+            // MI is ASCII (c-strings escape the rest); the program's own output, on
+            // the same terminal, may not be.
+            while stdout.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+                let text = String::from_utf8_lossy(&line)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_string();
+                if send.send(text).is_err() {
+                    break;
+                }
+                line.clear();
+            }
+        });
+        Mi {
+            child,
+            stdin,
+            lines,
+            transcript: String::new(),
+            token: 0,
+        }
+    }
+
+    fn next_line(&mut self) -> String {
+        let line = self
+            .lines
+            .recv_timeout(TIMEOUT)
+            .unwrap_or_else(|e| panic!("no line from gdb ({e}) after:\n{}", self.transcript));
+        self.transcript.push_str(&line);
+        self.transcript.push('\n');
+        line
+    }
+
+    /// Sends `command` with a token and returns the records gdb wrote up to its
+    /// result record, and that record without the token.
+    fn send(&mut self, command: &str) -> (Vec<String>, String) {
+        use std::io::Write;
+        self.token += 1;
+        let token = self.token.to_string();
+        writeln!(self.stdin, "{token}{command}").expect("write to gdb");
+        self.stdin.flush().expect("flush gdb's stdin");
+        self.transcript.push_str(&format!(">>> {token}{command}\n"));
+        let mut records = Vec::new();
+        loop {
+            let line = self.next_line();
+            if let Some(result) = line.strip_prefix(&token).filter(|r| r.starts_with('^')) {
+                return (records, result.to_string());
+            }
+            records.push(line);
+        }
+    }
+
+    /// `command`, which must succeed (`^done`, or `^running` for `-exec-*`).
+    fn ok(&mut self, command: &str) -> (Vec<String>, String) {
+        let (records, result) = self.send(command);
+        assert!(
+            result.starts_with("^done") || result.starts_with("^running"),
+            "`{command}` answered {result}:\n{}",
+            self.transcript
+        );
+        (records, result)
+    }
+
+    /// Reads up to the asynchronous record that starts with `prefix`.
+    fn wait_for(&mut self, prefix: &str) -> String {
+        loop {
+            let line = self.next_line();
+            if line.starts_with(prefix) {
+                return line;
+            }
+        }
+    }
+
+    fn exit(mut self) {
+        let (_, result) = self.send("-gdb-exit");
+        assert!(result.starts_with("^exit"), "{result}");
+        let started = Instant::now();
+        while self.child.try_wait().expect("wait for gdb").is_none() {
+            if started.elapsed() > TIMEOUT {
+                let _ = self.child.kill();
+                panic!("gdb did not exit:\n{}", self.transcript);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// An MI c-string (`"..."`, C escapes) at the start of `text`: its bytes and the
+/// rest of `text` after its closing quote.
+fn mi_string(text: &str) -> (Vec<u8>, &str) {
+    let bytes = text.as_bytes();
+    assert_eq!(bytes.first(), Some(&b'"'), "not a c-string: {text}");
+    let mut out = Vec::new();
+    let mut i = 1;
+    loop {
+        match bytes[i] {
+            b'"' => return (out, &text[i + 1..]),
+            b'\\' => {
+                i += 1;
+                let c = bytes[i];
+                if (b'0'..=b'7').contains(&c) {
+                    let digits = bytes[i..]
+                        .iter()
+                        .take(3)
+                        .take_while(|d| (b'0'..=b'7').contains(d))
+                        .count();
+                    let octal = std::str::from_utf8(&bytes[i..i + digits]).unwrap();
+                    out.push(u8::from_str_radix(octal, 8).expect("an octal escape"));
+                    i += digits;
+                    continue;
+                }
+                out.push(match c {
+                    b'n' => b'\n',
+                    b't' => b'\t',
+                    b'r' => b'\r',
+                    b'e' => 0x1B,
+                    b'a' => 0x07,
+                    b'b' => 0x08,
+                    b'f' => 0x0C,
+                    b'v' => 0x0B,
+                    other => other, // \" \\ \'
+                });
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+}
+
+/// The c-string value of `key` in an MI result or record (`key="..."`).
+fn mi_field(record: &str, key: &str) -> Vec<u8> {
+    let at = record
+        .find(&format!("{key}=\""))
+        .unwrap_or_else(|| panic!("no {key} in {record}"));
+    mi_string(&record[at + key.len() + 1..]).0
+}
+
+/// The bytes a C string literal as gdb prints one (`"id\000\377ok"`) stands for;
+/// `repeats` and the like are not expected here.
+fn c_literal(text: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(text).expect("gdb prints literals in ASCII");
+    let (bytes, rest) = mi_string(text);
+    assert_eq!(rest, "", "more than one literal: {text}");
+    bytes
+}
+
+/// `utf8-check`, `$utf8_valid` and `$utf8_first_error` over GDB/MI, as an IDE sends
+/// them (setup commands, watch expressions, the debug console), on strings.cpp's
+/// std::string, std::string_view, C string, char[N] with a NUL inside and (pointer,
+/// length) pairs: every verdict against `std::str::from_utf8` on the bytes of the
+/// source, and the command's output one console record per line, byte for byte
+/// what the command line prints.
+#[test]
+fn gdb_mi_as_ides_drive_it() {
+    if !have_all(&["gdb", "g++"]) {
+        return;
+    }
+    let started = Instant::now();
+    let exe = tmp().join("strings-mi");
+    let abi = "-D_GLIBCXX_USE_CXX11_ABI=1";
+    compile(
+        "g++",
+        "strings.cpp",
+        &["-std=c++17", abi],
+        &exe,
+        library_dir(),
+    );
+    let exe = exe.to_str().unwrap();
+    // (utf8-check's arguments, the functions' arguments, the bytes they designate).
+    let cases: [(&str, &str, &[u8]); 9] = [
+        ("short_ok", "short_ok", SHORT_OK),
+        ("long_bad", "long_bad", LONG_BAD),
+        ("with_nul", "with_nul", WITH_NUL),
+        ("view", "view", VIEW),
+        ("cstr", "cstr", CSTR),
+        ("packed", "&packed", PACKED),
+        ("&packed", "&packed", PACKED),
+        ("body.ptr body.len", "body.ptr, body.len", &WITH_NUL[..5]),
+        ("bad.ptr bad.len", "bad.ptr, bad.len", VIEW),
+    ];
+    // Some of each, and a NUL then an ill-formed byte in the array.
+    assert!(cases.iter().any(|(_, _, b)| std::str::from_utf8(b).is_ok()));
+    assert!(cases
+        .iter()
+        .any(|(_, _, b)| std::str::from_utf8(b).is_err()));
+    assert!(first_error(PACKED) > to_nul(PACKED).len() && first_error(PACKED) < PACKED.len());
+
+    let mut mi = Mi::start(&[exe]);
+    mi.wait_for("(gdb)");
+    let script = script_path();
+    mi.ok(&format!(
+        "-interpreter-exec console \"source {}\"",
+        script.display()
+    ));
+    mi.ok("-enable-pretty-printing");
+    mi.ok("-break-insert -f checkpoint");
+    mi.ok("-exec-run");
+    let stopped = mi.wait_for("*stopped");
+    assert!(stopped.contains("reason=\"breakpoint-hit\""), "{stopped}");
+    // main's frame, where the strings are: frame 1 of thread 1.
+    let at = "--thread 1 --frame 1";
+    let mut mi_output = Vec::new();
+    for (arguments, function_arguments, bytes) in cases {
+        let want = expected(bytes, classify(bytes));
+        let command = format!("utf8-check {arguments}");
+        let (records, _) = mi.ok(&format!("-interpreter-exec {at} console \"{command}\""));
+        let console: Vec<Vec<u8>> = records
+            .iter()
+            .filter_map(|r| r.strip_prefix('~'))
+            .map(|r| {
+                let (text, rest) = mi_string(r);
+                assert_eq!(rest, "", "{r}");
+                text
+            })
+            .collect();
+        for line in &console {
+            assert!(
+                line.ends_with(b"\n") && line.iter().filter(|&&b| b == b'\n').count() == 1,
+                "`{command}`: a console record that is not one line: {:?}",
+                String::from_utf8_lossy(line)
+            );
+        }
+        let text = String::from_utf8(console.concat()).expect("ASCII");
+        assert_eq!(text, want, "`{command}` over MI:\n{}", mi.transcript);
+        mi_output.push((command, text));
+
+        let valid = u8::from(std::str::from_utf8(bytes).is_ok());
+        for (function, want) in [
+            ("$utf8_valid", valid.to_string()),
+            ("$utf8_first_error", first_error(bytes).to_string()),
+        ] {
+            let expression = format!("{function}({function_arguments})");
+            let (_, result) = mi.ok(&format!("-data-evaluate-expression {at} \"{expression}\""));
+            assert_eq!(
+                mi_field(&result, "value"),
+                want.as_bytes(),
+                "{expression}: {result}"
+            );
+        }
+    }
+    // The IDE's Variables view: what gdb shows of the array is its bytes (up to the
+    // NULs that end it), which the functions judged above.
+    let (_, result) = mi.ok(&format!("-stack-list-variables {at} --all-values"));
+    for name in [
+        "short_ok", "long_bad", "with_nul", "view", "cstr", "packed", "body", "bad",
+    ] {
+        assert!(
+            result.contains(&format!("{{name=\"{name}\",value=")),
+            "{name} is not in {result}"
+        );
+    }
+    let at_packed = result.find("{name=\"packed\",").unwrap();
+    let shown = c_literal(&mi_field(&result[at_packed..], "value"));
+    let without_nuls = |b: &[u8]| {
+        let end = b.iter().rposition(|&c| c != 0).map_or(0, |i| i + 1);
+        b[..end].to_vec()
+    };
+    assert_eq!(without_nuls(&shown), without_nuls(PACKED), "{result}");
+    mi.ok("-exec-continue");
+    let exited = mi.wait_for("*stopped");
+    assert!(exited.contains("reason=\"exited-normally\""), "{exited}");
+    mi.exit();
+
+    // The same commands on the command line print the same bytes.
+    let mut commands = vec![
+        format!("source {}", script.display()),
+        "break checkpoint".into(),
+        "run".into(),
+        "up".into(),
+    ];
+    for (i, (command, _)) in mi_output.iter().enumerate() {
+        commands.extend(marked(&format!("case{i}"), command));
+    }
+    let out = gdb("mi-cli", &commands, &[exe], &[]);
+    for (i, (command, text)) in mi_output.iter().enumerate() {
+        assert_eq!(
+            &section(&out, &format!("case{i}")),
+            text,
+            "`{command}`: MI and CLI"
+        );
+    }
+    eprintln!("GDB/MI test: {:.1} s", started.elapsed().as_secs_f64());
 }
