@@ -221,10 +221,16 @@ def bytes_of(value, length=None):
                 "%s is not an array of bytes (char, unsigned char, uint8_t)" % value.type
             )
         size = _length_arg(length, t.sizeof, "the array")
-        if value.address is None:
-            # Not in the program's memory: a literal such as "caf\xc3\xa9" typed in gdb.
+        if size == 0:
+            return b""
+        # The address of its first element, not value.address: for an array outside the
+        # program's memory (a literal such as "caf\xc3\xa9" typed in gdb) the latter
+        # copies it into the program, calling the program's malloc.
+        address = value[0].address
+        if address is None:
+            # Not in the program's memory: read the elements gdb holds.
             return bytes(int(value[i]) & 0xFF for i in range(size))
-        return _read(int(value.address), size) if size else b""
+        return _read(int(address), size)
     if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
         data = _std_string(value, t, length)
         if data is not None:

@@ -550,8 +550,37 @@ fn whole_arrays_in_functions_and_breakpoint_conditions() {
         // `output` prints no newline.
         commands.push("echo \\n".into());
     }
+    // A string typed in gdb is read where gdb holds it: nothing is copied into the
+    // program (which gdb does with a call to the program's malloc, stopping at this
+    // breakpoint and failing the command).
+    commands.extend(marked("malloc", "break malloc"));
+    let literals = [
+        (
+            "literal",
+            r#"utf8-check "caf\303\251""#,
+            expected(b"caf\xC3\xA9\0", None),
+        ),
+        (
+            "literal-fn",
+            r#"output $utf8_first_error("ab\377")"#,
+            first_error(b"ab\xFF\0").to_string(),
+        ),
+    ];
+    for (label, command, _) in &literals {
+        commands.extend(marked(label, command));
+        commands.push("echo \\n".into());
+    }
+    commands.extend(marked("info", "info breakpoints"));
     let exe = requests_program().to_str().unwrap().to_string();
     let out = gdb("arrays", &commands, &[&exe], &[]);
+    for (label, command, want) in &literals {
+        assert_eq!(
+            section(&out, label).trim_end(),
+            want.trim_end(),
+            "`{command}`:\n{out}"
+        );
+    }
+    assert!(!out.contains("in a function called from GDB"), "{out}");
     for (label, command, want) in &checks {
         assert_eq!(
             section(&out, label).trim_end(),
