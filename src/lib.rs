@@ -77,6 +77,8 @@ pub use tail::*;
 mod log_line;
 pub use log_line::*;
 mod personality;
+#[cfg(test)]
+mod test_oracle;
 
 /// What a panic does in the C library: abort the process. Nothing in the library
 /// panics; this is the handler `no_std` requires.

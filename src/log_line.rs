@@ -179,3 +179,185 @@ unsafe fn fields<'a>(
     out.push(b"\"");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_oracle::{boundaries, first_error, quoted};
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// The fields written from `std` alone: the error as `from_utf8` reports it, the
+    /// widest window between its units, [`quoted`]'s rendering.
+    fn expected(bytes: &[u8], kind: CErrorKind, context: usize) -> (String, usize) {
+        let (offset, length) = first_error(bytes).expect("ill-formed");
+        let cuts = boundaries(bytes);
+        let lo = offset.saturating_sub(context);
+        let hi = (offset + length + context).min(bytes.len());
+        let a = cuts.iter().copied().filter(|&c| c >= lo).min().unwrap();
+        let b = cuts.iter().copied().filter(|&c| c <= hi).max().unwrap();
+        let (name, message) = text(Some(kind));
+        let text = std::format!(
+            "offset={offset} length={length} kind={} message=\"{}\" bytes={a}..{b} value=\"{}\"",
+            core::str::from_utf8(name).unwrap(),
+            core::str::from_utf8(message).unwrap(),
+            quoted(&bytes[a..b])
+        );
+        (text, a)
+    }
+
+    /// `utf8_log_fields` into `cap` bytes: what it wrote, up to its NUL, and what it
+    /// returned; nothing is written past `cap`.
+    fn fields_into(
+        err: &CUtf8Error,
+        bytes: &[u8],
+        base: usize,
+        context: usize,
+        cap: usize,
+    ) -> (Vec<u8>, usize) {
+        let mut out = std::vec![0x5Au8; cap + 4];
+        // SAFETY: live error and bytes; `out` has `cap` + 4 writable bytes.
+        let n = unsafe {
+            utf8_log_fields(
+                err,
+                bytes.as_ptr().cast(),
+                bytes.len(),
+                base,
+                context,
+                out.as_mut_ptr().cast(),
+                cap,
+            )
+        };
+        assert!(
+            out[cap..].iter().all(|&b| b == 0x5A),
+            "written past out_cap {cap}"
+        );
+        let text = match out[..cap].iter().position(|&b| b == 0) {
+            Some(nul) => out[..nul].to_vec(),
+            None => {
+                assert_eq!(cap, 0, "no NUL in {cap} bytes");
+                Vec::new()
+            }
+        };
+        (text, n)
+    }
+
+    #[test]
+    fn the_fields_are_those_std_gives_and_cut_like_snprintf() {
+        let pieces: [&[u8]; 10] = [
+            b"a",
+            b"\"",
+            b"\\",
+            "é".as_bytes(),
+            b"\x80",
+            b"\xC0\xAF",
+            b"\xE2\x82",
+            b"\xED\xA0\x80",
+            b"\n",
+            "\u{2028}".as_bytes(),
+        ];
+        let mut checked = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let bytes = [a, b, c, b"xyz"].concat();
+                    let Err(e) = utf8validate_core::check(&bytes) else {
+                        continue;
+                    };
+                    let err = CUtf8Error::from(e);
+                    for context in [0, 1, 3] {
+                        let (want, window_start) = expected(&bytes, err.kind, context);
+                        let (text, n) = fields_into(&err, &bytes, 0, context, want.len() + 1);
+                        assert_eq!(
+                            (String::from_utf8(text).unwrap(), n),
+                            (want.clone(), want.len())
+                        );
+                        // From the window's start on (as `utf8_tail_window` gives the
+                        // bytes): the same text.
+                        let from = window_start;
+                        let (text, _) =
+                            fields_into(&err, &bytes[from..], from, context, want.len() + 1);
+                        assert_eq!(String::from_utf8(text).unwrap(), want, "from {from}");
+                        if checked % 7 == 0 {
+                            for cap in 0..=want.len() {
+                                let (text, n) = fields_into(&err, &bytes, 0, context, cap);
+                                assert_eq!(n, want.len());
+                                assert!(want.as_bytes().starts_with(&text), "{cap}: {text:?}");
+                            }
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000);
+    }
+
+    #[test]
+    fn odd_arguments_give_an_answer() {
+        let e = |offset, length, kind| CUtf8Error {
+            offset,
+            length,
+            kind,
+        };
+        let (text, n) = fields_into(
+            &e(usize::MAX - 3, 3, CErrorKind::Overlong),
+            &[0xFF; 16],
+            usize::MAX - 16,
+            3,
+            400,
+        );
+        assert_eq!(text.len(), n);
+        assert!(n <= UTF8_LOG_FIELDS_FIXED + 4 * (2 * 3 + 3));
+        // SAFETY: NULL error and output; a live input.
+        unsafe {
+            assert_eq!(
+                utf8_log_fields(
+                    core::ptr::null(),
+                    b"a".as_ptr().cast(),
+                    1,
+                    0,
+                    3,
+                    core::ptr::null_mut(),
+                    0
+                ),
+                0
+            );
+            let err = e(1, 1, CErrorKind::InvalidByte);
+            let mut out = [0u8; 300];
+            let n = utf8_log_fields(
+                &err,
+                core::ptr::null(),
+                3,
+                0,
+                3,
+                out.as_mut_ptr().cast(),
+                out.len(),
+            );
+            let text = core::str::from_utf8(&out[..n]).unwrap();
+            assert!(text.ends_with("bytes=0..0 value=\"\""), "{text}");
+            // An error before the bytes at hand: an empty value at their end.
+            let err = e(1, 1, CErrorKind::InvalidByte);
+            let n = utf8_log_fields(
+                &err,
+                b"abcd".as_ptr().cast(),
+                4,
+                10,
+                3,
+                out.as_mut_ptr().cast(),
+                out.len(),
+            );
+            assert!(core::str::from_utf8(&out[..n])
+                .unwrap()
+                .ends_with("bytes=14..14 value=\"\""));
+        }
+        // A kind a C caller made up.
+        let mut err = e(0, 1, CErrorKind::InvalidByte);
+        // SAFETY: the field is an int in C; any value may be stored there.
+        unsafe { core::ptr::addr_of_mut!(err.kind).cast::<u32>().write(99) };
+        let (text, _) = fields_into(&err, b"\xFF", 0, 3, 400);
+        assert!(String::from_utf8(text)
+            .unwrap()
+            .contains("kind=unknown message=\"The value is not a utf8_error_kind.\""));
+    }
+}

@@ -238,3 +238,164 @@ fn first_bad_argument(query: &[u8], separator: u8) -> Option<QueryError> {
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::CErrorKind;
+    use crate::test_oracle::{first_error, percent_decode};
+    use std::vec::Vec;
+
+    /// The first ill-formed argument from `std` alone: split at '&', decoded by the
+    /// rule, `from_utf8`.
+    /// Index, argument's span, raw span, and error (offset, length) in decoded bytes.
+    type Expected = (usize, (usize, usize), (usize, usize), (usize, usize));
+
+    fn expected(query: &[u8]) -> Option<Expected> {
+        let mut start = 0;
+        for (i, argument) in query.split(|&b| b == b'&').enumerate() {
+            let (decoded, starts) = percent_decode(argument);
+            if let Some((offset, length)) = first_error(&decoded) {
+                let raw = (start + starts[offset], start + starts[offset + length]);
+                return Some((
+                    i + 1,
+                    (start, start + argument.len()),
+                    raw,
+                    (offset, length),
+                ));
+            }
+            start += argument.len() + 1;
+        }
+        None
+    }
+
+    fn check(query: &[u8]) {
+        let mut err = QueryError {
+            index: 99,
+            argument: Span { start: 99, end: 99 },
+            raw: Span { start: 99, end: 99 },
+            error: CUtf8Error::UNREADABLE,
+        };
+        // SAFETY: a live query and output.
+        let ok = unsafe {
+            utf8_check_query(query.as_ptr().cast(), query.len(), b'&' as c_char, &mut err)
+        };
+        match expected(query) {
+            None => {
+                assert!(ok, "{query:02X?}");
+                let decoded = percent_decode(query).0.len();
+                assert_eq!(err.index, 0);
+                assert_eq!(
+                    (err.argument, err.raw),
+                    (
+                        Span {
+                            start: query.len(),
+                            end: query.len()
+                        },
+                        Span {
+                            start: query.len(),
+                            end: query.len()
+                        }
+                    )
+                );
+                assert_eq!(
+                    (err.error.offset, err.error.length, err.error.kind),
+                    (decoded, 0, CErrorKind::None)
+                );
+            }
+            Some((index, argument, raw, (offset, length))) => {
+                assert!(!ok, "{query:02X?}");
+                assert_eq!(
+                    (
+                        err.index,
+                        (err.argument.start, err.argument.end),
+                        (err.raw.start, err.raw.end),
+                        (err.error.offset, err.error.length)
+                    ),
+                    (index, argument, raw, (offset, length)),
+                    "{query:02X?}"
+                );
+            }
+        }
+        // SAFETY: a live query; no output.
+        let verdict = unsafe {
+            utf8_check_query(
+                query.as_ptr().cast(),
+                query.len(),
+                b'&' as c_char,
+                core::ptr::null_mut(),
+            )
+        };
+        assert_eq!(verdict, ok);
+    }
+
+    #[test]
+    fn the_first_ill_formed_argument_is_the_one_std_finds() {
+        let pieces: [&[u8]; 12] = [
+            b"a=1",
+            b"",
+            b"%4",
+            b"%C3",
+            b"%A9",
+            b"\xC3",
+            b"\xA9",
+            b"%E2%82",
+            b"%ED%A0%80",
+            b"\xF0\x9F",
+            b"b=%C3%A9",
+            b"\xFF",
+        ];
+        let mut queries: Vec<Vec<u8>> = Vec::new();
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    queries.push([a, b"&", b, b"&", c].concat());
+                    queries.push([a, b, c].concat());
+                }
+            }
+        }
+        for q in &queries {
+            check(q);
+        }
+    }
+
+    #[test]
+    fn odd_arguments_give_an_answer() {
+        let mut err = QueryError {
+            index: 9,
+            argument: Span { start: 9, end: 9 },
+            raw: Span { start: 9, end: 9 },
+            error: CUtf8Error::none(9),
+        };
+        // SAFETY: NULL with a length is not read; the output is live.
+        unsafe {
+            assert!(!utf8_check_query(
+                core::ptr::null(),
+                3,
+                b'&' as c_char,
+                &mut err
+            ));
+            assert_eq!(
+                (err.index, err.argument, err.error),
+                (0, Span { start: 0, end: 0 }, CUtf8Error::UNREADABLE)
+            );
+            assert!(utf8_check_query(
+                core::ptr::null(),
+                0,
+                b'&' as c_char,
+                &mut err
+            ));
+            // A separator that is not ASCII: the whole query, index 0.
+            assert!(!utf8_check_query(
+                b"a\xFFb".as_ptr().cast(),
+                3,
+                0xFFu8 as c_char,
+                &mut err
+            ));
+            assert_eq!(
+                (err.index, err.argument, err.raw, err.error.offset),
+                (0, Span { start: 0, end: 3 }, Span { start: 1, end: 2 }, 1)
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@
 //! may start in an earlier piece.
 
 use core::ffi::c_char;
+use core::ops::Range;
 
 use crate::args::{error_subpart, input};
 use crate::error::CUtf8Error;
@@ -52,39 +53,40 @@ impl Tail {
         self.bytes.get(..self.len).unwrap_or(&[])
     }
 
-    /// Keeps the last `KEPT` bytes of the kept bytes followed by `piece`.
+    /// Keeps the last `KEPT` bytes of the kept bytes followed by `piece`. (Copies
+    /// by iterators, which cannot fail, so that no panic path is compiled in.)
     fn keep(&mut self, piece: &[u8]) {
         self.fed = self.fed.saturating_add(piece.len());
+        let kept = self.kept();
         let from_piece = piece.len().min(KEPT);
-        let from_kept = self.kept().len().min(KEPT - from_piece);
-        self.bytes.copy_within(self.len - from_kept..self.len, 0);
-        let new = piece.get(piece.len() - from_piece..).unwrap_or(&[]);
-        if let Some(slot) = self.bytes.get_mut(from_kept..from_kept + from_piece) {
-            slot.copy_from_slice(new);
+        let from_kept = kept.len().min(KEPT - from_piece);
+        let mut next = [0u8; KEPT];
+        let older = kept.get(kept.len() - from_kept..).unwrap_or_default();
+        let newer = piece.get(piece.len() - from_piece..).unwrap_or_default();
+        for (slot, &byte) in next.iter_mut().zip(older.iter().chain(newer)) {
+            *slot = byte;
         }
+        self.bytes = next;
         self.len = from_kept + from_piece;
     }
 
     /// The window around `subpart` (absolute offsets) in the kept bytes followed by
-    /// `piece`, `context` bytes on each side at most: its absolute range, and its
-    /// bytes in `out` (at most `GATHERED`).
+    /// `piece`, `context` bytes on each side at most: its absolute range, and where
+    /// its bytes are in `gathered`, into which this gathers the bytes around it.
     fn window(
         &self,
         piece: &[u8],
         subpart: (usize, usize),
         context: usize,
-        out: &mut [u8; GATHERED],
-    ) -> Span {
+        gathered: &mut [u8; GATHERED],
+    ) -> (Span, Range<usize>) {
         let kept = self.kept();
         let start = self.fed.saturating_sub(kept.len());
         let end = self.fed.saturating_add(piece.len());
         let (offset, length) = subpart;
-        let empty = |at: usize| Span {
-            start: at.min(end),
-            end: at.min(end),
-        };
         if offset < start || offset > end || length > end - offset {
-            return empty(offset);
+            let at = offset.min(end);
+            return (Span { start: at, end: at }, 0..0);
         }
         // From `context` + 3 bytes before the subpart (or the first byte kept) to
         // as many after it (or the end of the piece).
@@ -92,26 +94,31 @@ impl Tail {
         let hi = (offset + length)
             .saturating_add(context + 3)
             .min(end)
-            .min(lo + GATHERED);
+            .min(lo.saturating_add(GATHERED));
         // The bytes lo..hi: those of them kept, then those of the piece.
-        let from_kept = kept.get(lo - start..).unwrap_or(&[]);
-        let from_kept = from_kept.get(..hi - lo).unwrap_or(from_kept);
+        let from_kept = kept.get(lo - start..).unwrap_or_default();
         let from_piece = piece
-            .get(lo.max(self.fed) - self.fed..hi.max(self.fed) - self.fed)
-            .unwrap_or(&[]);
-        let n = from_kept.len() + from_piece.len();
-        if let Some((a, b)) = out.get_mut(..n).map(|o| o.split_at_mut(from_kept.len())) {
-            a.copy_from_slice(from_kept);
-            b.copy_from_slice(from_piece);
+            .get(lo.saturating_sub(self.fed)..hi.saturating_sub(self.fed))
+            .unwrap_or_default();
+        let mut n = 0;
+        for (slot, &byte) in gathered
+            .iter_mut()
+            .zip(from_kept.iter().chain(from_piece).take(hi - lo))
+        {
+            *slot = byte;
+            n += 1;
         }
-        let gathered = out.get(..n).unwrap_or(&[]);
         let local = offset - lo;
-        let cut = around_subpart_so_far(gathered, local..local + length, context);
-        out.copy_within(cut.clone(), 0);
-        Span {
+        let cut = around_subpart_so_far(
+            gathered.get(..n).unwrap_or_default(),
+            local..local + length,
+            context,
+        );
+        let span = Span {
             start: lo + cut.start,
             end: lo + cut.end,
-        }
+        };
+        (span, cut)
     }
 }
 
@@ -204,14 +211,210 @@ pub unsafe extern "C" fn utf8_tail_window(
         .min(UTF8_TAIL_CONTEXT_MAX)
         .min(out_cap.saturating_sub(3) / 2);
     let mut gathered = [0u8; GATHERED];
-    let span = tail.window(piece, subpart, context, &mut gathered);
-    let n = span.end - span.start;
-    if out.is_null() || n > out_cap {
-        let at = subpart.0.clamp(span.start, span.end);
+    let (span, at) = tail.window(piece, subpart, context, &mut gathered);
+    let bytes = gathered.get(at).unwrap_or_default();
+    if out.is_null() || bytes.len() > out_cap {
+        let at = subpart.0.max(span.start).min(span.end);
         return Span { start: at, end: at };
     }
-    // SAFETY: `out` is non-NULL with `out_cap >= n` writable bytes that overlap
-    // nothing read here (caller contract); `gathered` holds at least `n` bytes.
-    unsafe { core::ptr::copy_nonoverlapping(gathered.as_ptr(), out.cast::<u8>(), n) };
+    // SAFETY: `out` is non-NULL with `out_cap >= bytes.len()` writable bytes that
+    // overlap nothing read here (caller contract).
+    unsafe { core::ptr::copy_nonoverlapping(bytes.as_ptr(), out.cast::<u8>(), bytes.len()) };
     span
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_oracle::{boundaries, first_error};
+    use std::vec::Vec;
+    use utf8validate_core::Stream;
+
+    /// The window the units of the bytes that have arrived, `so_far`, give around
+    /// the error: widest between boundaries, and not ending in a sequence cut short
+    /// by the end of `so_far` after the subpart (the rest may complete it).
+    fn expected(so_far: &[u8], (offset, length): (usize, usize), context: usize) -> (usize, usize) {
+        let mut cuts = boundaries(so_far);
+        if let [.., last_start, _] = cuts[..] {
+            let cut_short =
+                core::str::from_utf8(&so_far[last_start..]).is_err_and(|e| e.error_len().is_none());
+            if last_start >= offset + length && cut_short {
+                cuts.pop();
+            }
+        }
+        let lo = offset.saturating_sub(context);
+        let hi = (offset + length + context).min(so_far.len());
+        let start = cuts.iter().copied().filter(|&c| c >= lo).min().unwrap();
+        let end = cuts.iter().copied().filter(|&c| c <= hi).max().unwrap();
+        (start, end)
+    }
+
+    /// `bytes` fed in the pieces that `ends` ends: the window where the stream
+    /// refuses, through the C functions, against [`expected`].
+    fn check(bytes: &[u8], ends: &[usize], context: usize) {
+        let Some(error) = first_error(bytes) else {
+            return;
+        };
+        let mut stream = Stream::new();
+        let mut tail = Tail {
+            fed: 1,
+            len: 5,
+            bytes: [7; 72],
+        };
+        // SAFETY: a live, writable tail.
+        unsafe { utf8_tail_init(&mut tail) };
+        let mut at = 0;
+        let mut refused: &[u8] = &[];
+        for &end in ends {
+            let piece = &bytes[at..end];
+            if !stream.feed(piece) {
+                refused = piece;
+                break;
+            }
+            // SAFETY: a live tail and piece.
+            unsafe { utf8_tail_keep(&mut tail, piece.as_ptr().cast(), piece.len()) };
+            at = end;
+        }
+        let arrived = at + refused.len();
+        let e = stream.finish().expect_err("the input is ill-formed");
+        assert_eq!((e.valid_up_to(), e.subpart_len()), error, "{bytes:02X?}");
+        let err = CUtf8Error::from(e);
+        let mut out = [0x5Au8; 2 * UTF8_TAIL_CONTEXT_MAX + 3 + 1];
+        let cap = 2 * context + 3;
+        // SAFETY: live tail, piece and error; `out` has `cap` + 1 writable bytes.
+        let span = unsafe {
+            utf8_tail_window(
+                &tail,
+                refused.as_ptr().cast(),
+                refused.len(),
+                &err,
+                context,
+                out.as_mut_ptr().cast(),
+                cap,
+            )
+        };
+        let (start, end) = expected(&bytes[..arrived], error, context);
+        assert_eq!(
+            (span.start, span.end),
+            (start, end),
+            "{bytes:02X?} {ends:?} context {context}"
+        );
+        assert_eq!(&out[..end - start], &bytes[start..end]);
+        assert_eq!(out[end - start], 0x5A, "one byte too many");
+    }
+
+    fn inputs() -> Vec<Vec<u8>> {
+        let mut all = Vec::new();
+        for filler in ["ab", "é", "😀"] {
+            for error in [
+                &b"\x80"[..],
+                b"\xED\xA0\x80",
+                b"\xE2\x82",
+                b"\xF0\x9F\x98",
+                b"\xC3",
+            ] {
+                for after in ["", "€x", "cd😀"] {
+                    let mut bytes = filler.repeat(90 / filler.len()).into_bytes();
+                    bytes.extend_from_slice(error);
+                    bytes.extend_from_slice(after.as_bytes());
+                    all.push(bytes);
+                }
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn the_window_is_the_one_the_bytes_so_far_give_in_any_pieces() {
+        for bytes in inputs() {
+            for context in [0, 1, 3, UTF8_TAIL_CONTEXT_MAX] {
+                for size in [1, 2, 3, 5, 70, 71, 72, 73] {
+                    let ends: Vec<usize> = (1..=bytes.len().div_ceil(size))
+                        .map(|i| (i * size).min(bytes.len()))
+                        .collect();
+                    check(&bytes, &ends, context);
+                }
+                for cut in 0..=bytes.len() {
+                    check(&bytes, &[cut, bytes.len()], context);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn out_of_range_and_null_arguments_give_empty_windows() {
+        let mut tail = Tail {
+            fed: 0,
+            len: 0,
+            bytes: [0; 72],
+        };
+        let piece = b"g\xFFh";
+        let mut out = [0u8; 16];
+        let err = |offset| CUtf8Error {
+            offset,
+            length: 1,
+            ..CUtf8Error::UNREADABLE
+        };
+        // SAFETY: live arguments throughout; `out` has 16 bytes.
+        unsafe {
+            utf8_tail_keep(&mut tail, b"abcdef".as_ptr().cast(), 6);
+            utf8_tail_keep(&mut tail, core::ptr::null(), 3);
+            let window = |e: &CUtf8Error, out: *mut c_char, cap| {
+                let s = utf8_tail_window(&tail, piece.as_ptr().cast(), 3, e, 2, out, cap);
+                (s.start, s.end)
+            };
+            assert_eq!(window(&err(7), out.as_mut_ptr().cast(), 16), (5, 9));
+            assert_eq!(&out[..4], b"fg\xFFh");
+            assert_eq!(window(&err(7), out.as_mut_ptr().cast(), 5), (6, 9));
+            assert_eq!(window(&err(7), core::ptr::null_mut(), 16), (7, 7));
+            assert_eq!(window(&err(7), out.as_mut_ptr().cast(), 0), (7, 7));
+            assert_eq!(window(&err(1000), out.as_mut_ptr().cast(), 16), (9, 9));
+            // An error in the kept bytes: its context from them.
+            assert_eq!(window(&err(0), out.as_mut_ptr().cast(), 16), (0, 3));
+            let s = utf8_tail_window(
+                core::ptr::null(),
+                piece.as_ptr().cast(),
+                3,
+                &err(7),
+                2,
+                out.as_mut_ptr().cast(),
+                16,
+            );
+            assert_eq!((s.start, s.end), (0, 0));
+            let s = utf8_tail_window(
+                &tail,
+                piece.as_ptr().cast(),
+                3,
+                core::ptr::null(),
+                2,
+                out.as_mut_ptr().cast(),
+                16,
+            );
+            assert_eq!((s.start, s.end), (0, 0));
+            utf8_tail_init(core::ptr::null_mut());
+            utf8_tail_keep(core::ptr::null_mut(), piece.as_ptr().cast(), 3);
+        }
+        // Whatever a C caller left in the private fields, no panic.
+        for len in [0, 72, 73, usize::MAX] {
+            let t = Tail {
+                fed: usize::MAX,
+                len,
+                bytes: [0x80; 72],
+            };
+            // SAFETY: live arguments.
+            unsafe {
+                utf8_tail_window(
+                    &t,
+                    piece.as_ptr().cast(),
+                    3,
+                    &err(usize::MAX),
+                    64,
+                    out.as_mut_ptr().cast(),
+                    16,
+                );
+                let mut t2 = t;
+                utf8_tail_keep(&mut t2, piece.as_ptr().cast(), 3);
+            }
+        }
+    }
 }
