@@ -35,6 +35,13 @@
 #include <stddef.h>
 #include <string.h>
 
+/* How the oracle's functions are declared. A fuzzer defines it before including
+ * this file to leave them out of its coverage feedback (the guidance should come
+ * from the library's branches, not from the oracle's). */
+#ifndef ORACLE_FN
+#define ORACLE_FN static inline
+#endif
+
 /* What the grammar says about the bytes at one position. */
 struct rfc3629_char {
     /* The length in bytes of the UTF8-char alternative whose first octet is s[0];
@@ -47,7 +54,7 @@ struct rfc3629_char {
 
 /* At s[0] (n >= 1 bytes readable from s): the UTF8-char s[0] begins, and how many
  * bytes of it follow. Reads s[0..min(need, n)) at most. */
-static inline struct rfc3629_char rfc3629_char_at(const unsigned char *s, size_t n)
+ORACLE_FN struct rfc3629_char rfc3629_char_at(const unsigned char *s, size_t n)
 {
     /* RFC 3629 section 4:
      *   UTF8-char = UTF8-1 / UTF8-2 / UTF8-3 / UTF8-4
@@ -101,7 +108,7 @@ struct rfc3629_result {
 };
 
 /* Checks s[0..n) (s may be NULL when n == 0). */
-static inline struct rfc3629_result rfc3629_check(const unsigned char *s, size_t n)
+ORACLE_FN struct rfc3629_result rfc3629_check(const unsigned char *s, size_t n)
 {
     struct rfc3629_result r = {true, 0, 0, 0, false};
     size_t i = 0;
@@ -134,7 +141,7 @@ enum { RFC3629_REPLACE = 0, RFC3629_ESCAPE = 1, RFC3629_QUOTED = 2 };
  * the end offset in out of each unit (a whole character, one U+FFFD or one `\xHH`) to
  * ends (room for n entries); returns the number of units (the rendering's length is
  * ends[units - 1], or 0 when there are none). */
-static inline size_t rfc3629_render(const unsigned char *s, size_t n, int mode,
+ORACLE_FN size_t rfc3629_render(const unsigned char *s, size_t n, int mode,
                                     unsigned char *out, size_t *ends)
 {
     static const char digits[] = "0123456789ABCDEF";
@@ -178,7 +185,7 @@ static inline size_t rfc3629_render(const unsigned char *s, size_t n, int mode,
 
 /* The unit boundaries of s[0..n): 0, the end of each whole character and of each
  * maximal subpart, n. cuts needs room for n + 1 entries; returns their number. */
-static inline size_t rfc3629_boundaries(const unsigned char *s, size_t n, size_t *cuts)
+ORACLE_FN size_t rfc3629_boundaries(const unsigned char *s, size_t n, size_t *cuts)
 {
     size_t i = 0, k = 0;
     cuts[k++] = 0;
@@ -191,7 +198,7 @@ static inline size_t rfc3629_boundaries(const unsigned char *s, size_t n, size_t
 }
 
 /* The value of a hexadecimal digit, or -1. */
-static inline int percent_hex_digit(unsigned char c)
+ORACLE_FN int percent_hex_digit(unsigned char c)
 {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -203,7 +210,7 @@ static inline int percent_hex_digit(unsigned char c)
  * else is itself. Writes the decoded bytes to out (room for n) and, unless starts is
  * NULL, where decoded byte j begins in raw to starts[j] (room for n + 1; starts[the
  * decoded length] is n). Returns the decoded length. */
-static inline size_t percent_decode(const unsigned char *raw, size_t n, unsigned char *out,
+ORACLE_FN size_t percent_decode(const unsigned char *raw, size_t n, unsigned char *out,
                                     size_t *starts)
 {
     size_t i = 0, w = 0;

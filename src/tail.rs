@@ -24,9 +24,10 @@ const KEPT: usize = UTF8_TAIL_CONTEXT_MAX + 8;
 // The header shows the array's length as a number.
 const _: () = assert!(KEPT == 72);
 
-/// Bytes gathered for a window: the kept bytes, then at most a maximal subpart (3
-/// bytes), the context and 3 bytes after it, from the piece.
-const GATHERED: usize = KEPT + 3 + UTF8_TAIL_CONTEXT_MAX + 3;
+/// Bytes gathered for a window: the context and 3 bytes before the subpart (3, so
+/// that `around_subpart` sees whether its cut falls inside a character), the
+/// subpart (at most 3 bytes) and the context after it.
+const GATHERED: usize = 2 * UTF8_TAIL_CONTEXT_MAX + 6;
 
 /// The last bytes of an input fed in pieces (a request body read from a socket),
 /// and how many bytes were fed: what `utf8_tail_window` needs to show the bytes
@@ -88,23 +89,13 @@ impl Tail {
             let at = offset.min(end);
             return (Span { start: at, end: at }, 0..0);
         }
-        // From `context` + 3 bytes before the subpart (or the first byte kept) to
-        // as many after it (or the end of the piece).
+        // From `context` + 3 bytes before the subpart (or the first byte kept) on,
+        // as many as `gathered` holds, which the window ends within.
         let lo = offset.saturating_sub(context + 3).max(start);
-        let hi = (offset + length)
-            .saturating_add(context + 3)
-            .min(end)
-            .min(lo.saturating_add(GATHERED));
-        // The bytes lo..hi: those of them kept, then those of the piece.
         let from_kept = kept.get(lo - start..).unwrap_or_default();
-        let from_piece = piece
-            .get(lo.saturating_sub(self.fed)..hi.saturating_sub(self.fed))
-            .unwrap_or_default();
+        let from_piece = piece.get(lo.saturating_sub(self.fed)..).unwrap_or_default();
         let mut n = 0;
-        for (slot, &byte) in gathered
-            .iter_mut()
-            .zip(from_kept.iter().chain(from_piece).take(hi - lo))
-        {
+        for (slot, &byte) in gathered.iter_mut().zip(from_kept.iter().chain(from_piece)) {
             *slot = byte;
             n += 1;
         }
@@ -313,7 +304,12 @@ mod tests {
                 b"\xF0\x9F\x98",
                 b"\xC3",
             ] {
-                for after in ["", "€x", "cd😀"] {
+                for after in [
+                    "",
+                    "€x",
+                    "cd😀",
+                    "0123456789😀ab€cdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ!",
+                ] {
                     let mut bytes = filler.repeat(90 / filler.len()).into_bytes();
                     bytes.extend_from_slice(error);
                     bytes.extend_from_slice(after.as_bytes());
@@ -369,6 +365,23 @@ mod tests {
             assert_eq!(window(&err(7), core::ptr::null_mut(), 16), (7, 7));
             assert_eq!(window(&err(7), out.as_mut_ptr().cast(), 0), (7, 7));
             assert_eq!(window(&err(1000), out.as_mut_ptr().cast(), 16), (9, 9));
+            // An empty subpart at the end (what the stream reports for a piece it
+            // could not read): the context before it.
+            let at_end = CUtf8Error {
+                offset: 6,
+                length: 0,
+                ..CUtf8Error::UNREADABLE
+            };
+            let s = utf8_tail_window(
+                &tail,
+                core::ptr::null(),
+                0,
+                &at_end,
+                2,
+                out.as_mut_ptr().cast(),
+                16,
+            );
+            assert_eq!((s.start, s.end), (4, 6));
             // An error in the kept bytes: its context from them.
             assert_eq!(window(&err(0), out.as_mut_ptr().cast(), 16), (0, 3));
             let s = utf8_tail_window(
