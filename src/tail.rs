@@ -113,7 +113,14 @@ impl Tail {
     }
 }
 
-/// Sets `*t` to the empty input (all zeros). `t == NULL` does nothing.
+/// Sets `*t` to the empty input: no byte fed, none kept (all zeros, as a
+/// zero-filled `utf8_tail` already is). Call it before the first piece of each
+/// input, beside `utf8_stream_init`; the tail then serves `utf8_tail_window` for
+/// the errors `utf8_stream` reports (RFC 3629 section 4; maximal subparts as
+/// Unicode section 3.9 defines them).
+///
+/// - `t == NULL` does nothing. No result, no error case.
+/// - Thread-safe for distinct tails; allocates nothing; writes only `*t`.
 ///
 /// # Safety
 /// Unless it is NULL, `t` must point to a writable `utf8_tail`.
