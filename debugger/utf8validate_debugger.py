@@ -26,6 +26,9 @@ PAGE = 4096
 BEFORE = 8
 AFTER = 8
 
+# Bytes of a string an annotating printer reads at most (`utf8-annotate max-bytes`).
+ANNOTATE_MAX_BYTES = 4096
+
 LIBRARY_ENV = "UTF8VALIDATE_LIB"
 USAGE = "usage: utf8-check EXPR [LEN]  (see `help utf8-check`)"
 
@@ -60,6 +63,10 @@ L = newlines before B + 1, C = bytes since the last newline + 1.
 
 class Error(Exception):
     """A failure to report to the user as the command's error (its text only)."""
+
+
+# `UTF8_ERROR_TRUNCATED` of utf8validate.h: the input ended inside a sequence.
+TRUNCATED = 3
 
 
 class _Utf8Error(ctypes.Structure):
@@ -143,6 +150,8 @@ def _open_library(path):
         lib.utf8_check.restype = ctypes.c_bool
         lib.utf8_error_kind_message.argtypes = [ctypes.c_uint]
         lib.utf8_error_kind_message.restype = ctypes.c_char_p
+        lib.utf8_error_kind_name.argtypes = [ctypes.c_uint]
+        lib.utf8_error_kind_name.restype = ctypes.c_char_p
     except AttributeError as e:
         raise OSError("too old, lacks utf8_check (%s)" % e)
     return lib
@@ -370,3 +379,76 @@ def report(data, preferred=()):
         message,
         dump(data, err.offset, err.length),
     )
+
+
+# --- annotations (utf8-annotate) ------------------------------------------------------
+#
+# An annotating printer shows a string's usual text followed by one bracketed verdict.
+# It reads at most a capped number of bytes, and never fails: memory it cannot read
+# becomes part of the verdict.
+
+
+def read_prefix(read, address, length):
+    """(bytes, unreadable) for the `length` bytes at `address`: all of them and None,
+    or the readable bytes before the first unreadable one and that byte's address."""
+    if length == 0:
+        return b"", None
+    data = read(address, length)
+    if data is not None:
+        return bytes(data), None
+    position = _first_unreadable(read, address, length)
+    readable = position - address
+    data = read(address, readable) if readable else b""
+    return bytes(data or b""), position
+
+
+def read_cstring_prefix(read, address, cap):
+    """(bytes, stop) for the NUL-terminated string at `address`, read up to `cap`
+    bytes: stop is None when its NUL was found (the bytes exclude it), "cap" when
+    `cap` bytes came without a NUL, or the address of the first unreadable byte."""
+    data = bytearray()
+    position = address
+    while len(data) < cap:
+        step = min(PAGE - position % PAGE, cap - len(data))
+        block, unreadable = read_prefix(read, position, step)
+        nul = block.find(b"\0")
+        if nul >= 0:
+            return bytes(data + block[:nul]), None
+        data += block
+        if unreadable is not None:
+            return bytes(data), unreadable
+        position += step
+    return bytes(data), "cap"
+
+
+def annotation(data, size=None, unreadable=None, preferred=()):
+    """The verdict an annotating printer adds to a string's text, in brackets.
+
+    `data` is what was read of the string: all of it, or its first bytes when
+    `size` (its full length, for a string whose length is known) is larger, when
+    `size` is "cap" (a NUL-terminated string longer than what was read), or when
+    `unreadable` (the address of the byte that could not be read) is given.
+
+      [valid UTF-8]
+      [invalid UTF-8 at byte B: KIND (XX YY)]      the maximal subpart in hex
+      [first N bytes valid UTF-8]                  only N bytes were read
+      [first N bytes valid UTF-8; cannot read memory at 0xADDR]
+
+    A sequence cut by the end of a partial read is not an error: the bytes after
+    it were not read."""
+    partial = unreadable is not None or size == "cap" or (size is not None and size > len(data))
+    err = check(data, preferred)
+    if err is not None and partial and err.kind == TRUNCATED:
+        # Cut by the end of what was read: valid so far, up to where it starts.
+        err, data = None, data[: err.offset]
+    if err is not None:
+        # The kind's name (utf8_error_kind_name) as words: "unexpected continuation".
+        kind = library(preferred).utf8_error_kind_name(err.kind).decode().replace("_", " ")
+        subpart = " ".join("%02X" % b for b in data[err.offset : err.offset + max(1, err.length)])
+        return "[invalid UTF-8 at byte %d: %s (%s)]" % (err.offset, kind, subpart)
+    if not partial:
+        return "[valid UTF-8]"
+    text = "[first %d byte%s valid UTF-8" % (len(data), "" if len(data) == 1 else "s")
+    if unreadable is not None:
+        text += "; cannot read memory at 0x%x" % unreadable
+    return text + "]"
