@@ -452,3 +452,66 @@ def annotation(data, size=None, unreadable=None, preferred=()):
     if unreadable is not None:
         text += "; cannot read memory at 0x%x" % unreadable
     return text + "]"
+
+
+ANNOTATE_USAGE = "usage: utf8-annotate [on | off | max-bytes N | type NAME DATA LEN]"
+
+# The body of `help utf8-annotate`; `types` names the C++ strings the debugger's
+# printers wrap, and `where` says where the annotation shows in that debugger.
+ANNOTATE_HELP = """Usage: utf8-annotate [on | off | max-bytes N | type NAME DATA LEN]
+
+Adds to a string's usual text, wherever %(where)s, whether it is
+well-formed UTF-8:
+  "caf\\303\\251" [valid UTF-8]
+  "path\\300\\257etc" [invalid UTF-8 at byte 4: overlong (C0)]
+with the byte offset of the first ill-formed sequence, its kind and its
+maximal subpart (the bytes a decoder replaces with one U+FFFD) in hex.
+
+  utf8-annotate on        annotate: char, signed char and unsigned char
+                          pointers (up to the NUL), arrays of them (all
+                          their bytes), %(types)s
+  utf8-annotate off       stop annotating (the default)
+  utf8-annotate max-bytes N
+                          read at most N bytes of a string (default %(max)d);
+                          a longer one says [first N bytes valid UTF-8]
+  utf8-annotate type NAME DATA LEN
+                          annotate the struct NAME as the LEN bytes its field
+                          DATA points to, e.g. utf8-annotate type my_buf data len
+  utf8-annotate           show the settings
+
+The printers never call the program and never fail: memory that cannot be
+read ends the verdict with "cannot read memory at ADDRESS". The text before
+the verdict is what the printer already there shows (%(wrapped)s)."""
+
+
+def parse_annotate(arg):
+    """The action of `utf8-annotate ARG`: ("show",), ("on",), ("off",),
+    ("max-bytes", N) or ("type", NAME, DATA, LEN); raises Error with the usage."""
+    words = arg.split()
+    if not words:
+        return ("show",)
+    if words[0] in ("on", "off") and len(words) == 1:
+        return (words[0],)
+    if words[0] == "max-bytes" and len(words) == 2:
+        try:
+            n = int(words[1], 0)
+        except ValueError:
+            n = -1
+        if not 1 <= n <= MAX_LENGTH:
+            raise Error("max-bytes must be from 1 to %d, not %s" % (MAX_LENGTH, words[1]))
+        return ("max-bytes", n)
+    if words[0] == "type" and len(words) == 4:
+        return ("type", words[1], words[2], words[3])
+    raise Error(ANNOTATE_USAGE)
+
+
+def annotate_settings(enabled, max_bytes, types):
+    """The text of a bare `utf8-annotate`: `types` maps NAME to (DATA, LEN)."""
+    lines = [
+        "utf8-annotate is %s; at most %d bytes are read per string"
+        % ("on" if enabled else "off", max_bytes)
+    ]
+    for name in sorted(types):
+        data, length = types[name]
+        lines.append("  type %s: %s, %s bytes" % (name, data, length))
+    return "\n".join(lines)
