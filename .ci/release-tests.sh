@@ -177,9 +177,10 @@ int main(void) {
 EOF
 cc -g -O0 -o "$scratch/prog" "$scratch/prog.c" -I"$u/include" -L"$u/lib" -lutf8validate -Wl,-rpath,"$u/lib"
 gdb -nx -batch -ex "source $u/share/utf8validate/gdb/utf8validate.py" -ex 'break stop_here' -ex run \
-  -ex 'utf8-check request' -ex kill "$scratch/prog" >"$scratch/gdb.out" 2>&1 || true
+  -ex 'utf8-check request' -ex 'utf8-annotate on' -ex 'print request' -ex kill "$scratch/prog" >"$scratch/gdb.out" 2>&1 || true
 grep -q '^invalid UTF-8 at byte 3 (line 1, char 4): ' "$scratch/gdb.out" || { cat "$scratch/gdb.out" >&2; fail "gdb extension from the archive"; }
-echo "ok: gdb: source share/utf8validate/gdb/utf8validate.py; utf8-check"
+grep -q ' \[invalid UTF-8 at byte 3: surrogate (ED)\]$' "$scratch/gdb.out" || { cat "$scratch/gdb.out" >&2; fail "gdb: utf8-annotate from the archive"; }
+echo "ok: gdb: source share/utf8validate/gdb/utf8validate.py; utf8-check; utf8-annotate"
 # lldb's embedded Python: the system's (not another python3 first on PATH), with the
 # directory of lldb's package that Debian 12's lldb 14 does not name itself (as
 # .ci/lldb_tests.py does it).
