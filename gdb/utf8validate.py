@@ -580,7 +580,22 @@ class Utf8AnnotateCommand(gdb.Command):
             _annotate.max_bytes = action[1]
         else:
             _, name, data, length = action
+            _check_fields(name, (data, length))
             _annotate.types[name] = (data, length)
+
+
+def _check_fields(name, fields):
+    """Raises gdb.GdbError when the type NAME is known and lacks one of `fields`; a
+    type gdb does not know yet (no program loaded) is taken as it is."""
+    try:
+        t = gdb.lookup_type(name).strip_typedefs()
+    except gdb.error:
+        return
+    missing = [f for f in fields if f not in _field_names(t)]
+    if missing:
+        raise gdb.GdbError(
+            "the type %s has no field %s" % (name, " and no field ".join(missing))
+        )
 
 
 Utf8AnnotateCommand()

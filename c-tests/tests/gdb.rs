@@ -2516,6 +2516,12 @@ fn annotating_printers_over_gdb_mi() {
     assert_eq!(children[1], baseline.b_ok[1], "b_ok.len");
     let mut live = 1;
 
+    // A field the type lacks is refused when the type is known.
+    let (_, refused) = mi.send(&console_or_mi("utf8-annotate type my_buf nosuch len"));
+    assert_eq!(
+        refused, "^error,msg=\"the type my_buf has no field nosuch\"",
+        "utf8-annotate type with a wrong field"
+    );
     mi.ok(&register);
     let (_, result) = mi.ok("-stack-list-variables --all-values");
     live += assert_annotated_locals(&result, &baseline, ANNOTATE_CAP, "live");
