@@ -426,6 +426,7 @@ def _registered_verdict(value):
 
 
 def _verdict(data, size=None, unreadable=None):
+    """The shared `annotation` of what was read, with the library gdb prefers."""
     return shared.annotation(data, size, unreadable, _preferred_libraries())
 
 
