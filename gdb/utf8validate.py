@@ -153,26 +153,37 @@ def _length_arg(length, available=None, what=None):
     return _gdb_errors(shared.length_arg, length, available, what)
 
 
-def _std_string(value, t, length):
-    """The bytes of a libstdc++ std::string / std::string_view, or None when `value`
-    is neither."""
+def _std_string_span(value, t):
+    """(pointer to the data, size, what) of a libstdc++ std::string /
+    std::string_view (either string ABI), or None when `value` is neither. Reads the
+    size from the program's memory (gdb.MemoryError when it cannot)."""
     names = _field_names(t)
     if "_M_str" in names and "_M_len" in names:  # std::basic_string_view
-        pointer, size = value["_M_str"], int(value["_M_len"])
-        what = "the string_view"
-    elif "_M_dataplus" in names and "_M_string_length" in names:  # C++11 ABI
-        pointer, size = value["_M_dataplus"]["_M_p"], int(value["_M_string_length"])
-        what = "the string"
-    elif "_M_dataplus" in names:  # the old copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0)
+        return value["_M_str"], int(value["_M_len"]), "the string_view"
+    if "_M_dataplus" in names and "_M_string_length" in names:  # C++11 ABI
+        return value["_M_dataplus"]["_M_p"], int(value["_M_string_length"]), "the string"
+    if "_M_dataplus" in names:  # the old copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0)
         pointer = value["_M_dataplus"]["_M_p"]
         # Its _Rep { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
         size_t = gdb.lookup_type("unsigned long")
         header = pointer.cast(size_t.pointer()) - 3
-        size = int(header.dereference())
-        what = "the string"
-    else:
+        return pointer, int(header.dereference()), "the string"
+    return None
+
+
+def _points_to_bytes(pointer):
+    """Whether `pointer` (a gdb.Value) points to 1-byte characters."""
+    return _byte_sized(pointer.type.strip_typedefs().target().strip_typedefs())
+
+
+def _std_string(value, t, length):
+    """The bytes of a libstdc++ std::string / std::string_view, or None when `value`
+    is neither."""
+    span = _std_string_span(value, t)
+    if span is None:
         return None
-    if not _byte_sized(pointer.type.strip_typedefs().target().strip_typedefs()):
+    pointer, size, what = span
+    if not _points_to_bytes(pointer):
         raise gdb.GdbError(
             "%s holds %s, not bytes: only strings of 1-byte characters can be UTF-8"
             % (what, pointer.type.target())
@@ -334,3 +345,260 @@ $utf8_valid: $utf8_first_error(&name) for all the bytes of an array variable."""
 Utf8CheckCommand()
 Utf8ValidFunction()
 Utf8FirstErrorFunction()
+
+
+# --- the annotating printers (utf8-annotate) ----------------------------------------
+#
+# When on, a lookup function consulted before every other pretty-printer (libstdc++'s
+# included) matches the strings it annotates. Its printer shows the text the printer
+# otherwise chosen shows (formatted with the lookup held off), then the verdict of
+# the shared `annotation`. The bytes are read with gdb's memory API, at most
+# `max_bytes` of them, and nothing is called in the program.
+
+
+class _AnnotateSettings:
+    """What `utf8-annotate` set: on or off, the cap on the bytes read per string, and
+    the (pointer, length) struct types (NAME -> (DATA, LEN))."""
+
+    def __init__(self):
+        self.enabled = False
+        self.max_bytes = shared.ANNOTATE_MAX_BYTES
+        self.types = {}
+        # How many wrapped texts are being formatted: the lookup matches nothing
+        # meanwhile, so they are what gdb shows without utf8-annotate.
+        self.formatting = 0
+
+
+_annotate = _AnnotateSettings()
+
+
+def _read_quietly(address, length):
+    """`_read_block`, with an address outside the target's range unreadable too."""
+    try:
+        return _read_block(address, length)
+    except (gdb.error, OverflowError, ValueError):
+        return None
+
+
+def _cstring_verdict(pointer):
+    """The verdict on the NUL-terminated string at `pointer`, or None when NULL."""
+    address = int(pointer)
+    if address == 0:
+        return None
+    data, stop = shared.read_cstring_prefix(_read_quietly, address, _annotate.max_bytes)
+    if stop == "cap":
+        return _verdict(data, size="cap")
+    return _verdict(data, unreadable=stop)
+
+
+def _span_verdict(address, size):
+    """The verdict on the `size` bytes at `address`, of which at most max-bytes are
+    read; None for a negative size (a garbage length)."""
+    if size < 0:
+        return None
+    data, unreadable = shared.read_prefix(
+        _read_quietly, address, min(size, _annotate.max_bytes)
+    )
+    return _verdict(data, size=size, unreadable=unreadable)
+
+
+def _array_verdict(value):
+    """The verdict on all the bytes of a byte array."""
+    size = value.type.strip_typedefs().sizeof
+    address = value[0].address if size else None
+    if address is None:
+        # Not in the program's memory (a value gdb made): the bytes gdb holds.
+        cap = min(size, _annotate.max_bytes)
+        return _verdict(bytes(int(value[i]) & 0xFF for i in range(cap)), size=size)
+    return _span_verdict(int(address), size)
+
+
+def _std_string_verdict(value):
+    """The verdict on a libstdc++ std::string / std::string_view's size() bytes."""
+    span = _std_string_span(value, value.type.strip_typedefs())
+    return None if span is None else _span_verdict(int(span[0]), span[1])
+
+
+def _registered_verdict(value):
+    """The verdict on the LEN bytes the DATA field of a registered type points to."""
+    data, length = _annotate.types[_registered_name(value.type)]
+    return _span_verdict(int(value[data]), int(value[length]))
+
+
+def _verdict(data, size=None, unreadable=None):
+    """The shared `annotation` of what was read, with the library gdb prefers."""
+    return shared.annotation(data, size, unreadable, _preferred_libraries())
+
+
+def _registered_name(t):
+    """The name `t` was registered under with `utf8-annotate type`, or None: its own
+    name (a typedef's included) or, typedefs stripped, its tag."""
+    for name in (t.name, t.strip_typedefs().tag, t.strip_typedefs().name):
+        if name is not None and name in _annotate.types:
+            return name
+    return None
+
+
+def _is_std_string(t):
+    """Whether `t` (typedefs stripped) is a libstdc++ string or string_view of 1-byte
+    characters, by its name and character type."""
+    tag = t.tag or ""
+    if not (tag.startswith("std::") and "basic_string" in tag):
+        return False
+    try:
+        return _byte_sized(t.template_argument(0).strip_typedefs())
+    except (gdb.error, RuntimeError):
+        return False
+
+
+def _verdict_function(value):
+    """How to judge `value`: a function of the value giving its verdict (None: no
+    verdict), or None when `value` is not a string utf8-annotate annotates."""
+    t = value.type.strip_typedefs()
+    if t.code == gdb.TYPE_CODE_PTR and _byte_sized(t.target().strip_typedefs()):
+        return _cstring_verdict
+    if _is_byte_array(t):
+        return _array_verdict
+    if t.code == gdb.TYPE_CODE_STRUCT:
+        if _registered_name(value.type) is not None:
+            return _registered_verdict
+        if _is_std_string(t):
+            return _std_string_verdict
+    return None
+
+
+def _wrapped_text(value):
+    """The text of `value` as gdb shows it without utf8-annotate: by the printer
+    already there (libstdc++'s for a std::string), else gdb's own formatting."""
+    _annotate.formatting += 1
+    try:
+        return value.format_string()
+    except gdb.error as e:
+        return "<error: %s>" % e
+    finally:
+        _annotate.formatting -= 1
+
+
+def _safe_verdict(function, value):
+    """`function(value)`, or None when the value's bytes cannot be found (memory
+    that cannot be read before any byte of the string, e.g. a std::string's size)."""
+    try:
+        return function(value)
+    except (gdb.error, shared.Error, OverflowError, ValueError):
+        return None
+
+
+class _AnnotatingPrinter:
+    """A string's usual text followed by its verdict. It has no children: an IDE
+    shows its text, the verdict included (a struct registered with `utf8-annotate
+    type` too: `{data = 0x... "..", len = 2} [valid UTF-8]`), where gdb would show
+    `{...}` for a printer with children."""
+
+    def __init__(self, value, verdict, judged):
+        """`verdict(judged)` is the verdict on `value` (`judged` is the value a
+        reference refers to, else `value`)."""
+        self.value = value
+        self.verdict = verdict
+        self.judged = judged
+
+    def to_string(self):
+        text = _wrapped_text(self.value)
+        verdict = _safe_verdict(self.verdict, self.judged)
+        return text if verdict is None else "%s %s" % (text, verdict)
+
+
+class _AnnotateLookup:
+    """The pretty-printer lookup function of utf8-annotate; `info pretty-printer`
+    lists it as utf8-annotate, and `disable pretty-printer` can turn it off."""
+
+    name = "utf8-annotate"
+    enabled = True
+
+    def __call__(self, value):
+        if not _annotate.enabled or _annotate.formatting:
+            return None
+        try:
+            judged = value
+            if value.type.strip_typedefs().code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
+                judged = value.referenced_value()
+            function = _verdict_function(judged)
+        except gdb.error:
+            return None
+        return None if function is None else _AnnotatingPrinter(value, function, judged)
+
+
+_lookup = _AnnotateLookup()
+
+
+def _put_first(printers):
+    """Puts the lookup first in a list of pretty-printers, in place of any copy a
+    previous load of this script put there."""
+    printers[:] = [_lookup] + [
+        p for p in printers if getattr(p, "name", None) != _AnnotateLookup.name
+    ]
+
+
+def _put_first_everywhere(event=None):
+    """The lookup first in every object file's list and the program space's: gdb
+    consults object files' printers (libstdc++'s are libstdc++.so's) before the
+    program space's and the global ones, in the order of the object files, the
+    program first."""
+    for objfile in gdb.objfiles():
+        _put_first(objfile.pretty_printers)
+    for progspace in gdb.progspaces():
+        _put_first(progspace.pretty_printers)
+    _put_first(gdb.pretty_printers)
+
+
+class Utf8AnnotateCommand(gdb.Command):
+    __doc__ = "Show, where gdb prints a string, whether it is well-formed UTF-8.\n\n" + (
+        shared.ANNOTATE_HELP
+        % {
+            "where": "gdb prints it (print, info locals,\nbacktraces, an IDE's variables and watch views over GDB/MI)",
+            "types": "libstdc++'s std::string\n                          (both ABIs) and std::string_view",
+            "max": shared.ANNOTATE_MAX_BYTES,
+            "wrapped": "gdb's own formatting,\nlibstdc++'s printer for a std::string; a NULL pointer shows as 0x0,\nwithout verdict",
+        }
+    )
+
+    def __init__(self):
+        super().__init__("utf8-annotate", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        action = _gdb_errors(shared.parse_annotate, arg)
+        if action[0] == "show":
+            gdb.write(
+                shared.annotate_settings(_annotate.enabled, _annotate.max_bytes, _annotate.types)
+                + "\n"
+            )
+        elif action[0] == "on":
+            library()  # fails here, not in every printer, when it cannot be loaded
+            _put_first_everywhere()
+            _annotate.enabled = True
+        elif action[0] == "off":
+            _annotate.enabled = False
+        elif action[0] == "max-bytes":
+            _annotate.max_bytes = action[1]
+        else:
+            _, name, data, length = action
+            _check_fields(name, (data, length))
+            _annotate.types[name] = (data, length)
+
+
+def _check_fields(name, fields):
+    """Raises gdb.GdbError when the type NAME is known and lacks one of `fields`; a
+    type gdb does not know yet (no program loaded) is taken as it is."""
+    try:
+        t = gdb.lookup_type(name).strip_typedefs()
+    except gdb.error:
+        return
+    missing = [f for f in fields if f not in _field_names(t)]
+    if missing:
+        raise gdb.GdbError(
+            "the type %s has no field %s" % (name, " and no field ".join(missing))
+        )
+
+
+Utf8AnnotateCommand()
+_put_first_everywhere()
+gdb.events.new_objfile.connect(_put_first_everywhere)

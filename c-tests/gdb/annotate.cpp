@@ -34,13 +34,14 @@ int main() {
   std::string long_text(5000, 'x');
   const char *c_long = long_text.c_str();
   // The last 3 bytes of a readable page, followed by one that cannot be read: the
-  // string has no NUL before the unreadable memory.
+  // string has no NUL before the unreadable memory. The page is unmapped, not made
+  // PROT_NONE: a debugger reads a PROT_NONE page of a live process (ptrace and
+  // /proc/PID/mem ignore the protection), and finds zeros there.
   long page = sysconf(_SC_PAGESIZE);
   char *pages = static_cast<char *>(
       mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-  if (pages == MAP_FAILED) return 1;
-  mprotect(pages + page, page, PROT_NONE);
-  std::memcpy(pages + page - 3, "ab\xC3", 3);  // C3 cut by the unreadable page
+  if (pages == MAP_FAILED || munmap(pages + page, page) != 0) return 1;
+  std::memcpy(pages + page - 3, "ab\xC3", 3);  // C3 cut by the unmapped page
   const char *c_unreadable = pages + page - 3;
 
   // Arrays: all N bytes, NULs included.

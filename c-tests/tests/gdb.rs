@@ -27,6 +27,11 @@
 //! `utf8-check`'s output one console record per line, the same bytes as on the
 //! command line.
 //!
+//! `annotating_printers_over_gdb_mi` drives `utf8-annotate` over GDB/MI on
+//! `c-tests/gdb/annotate.cpp`, with the configurations gdb/README.md gives for IDEs
+//! (read from it): the verdict after every local's text in a variables view, live,
+//! on a core file and through `.gdbinit`, against `std::str::from_utf8`.
+//!
 //! gdb, gcc and g++ missing: the tests skip with a message, or fail when `CI=true`.
 #![cfg(all(target_os = "linux", target_env = "gnu"))]
 
@@ -1802,11 +1807,18 @@ struct Mi {
 
 impl Mi {
     fn start(args: &[&str]) -> Mi {
-        let mut child = Command::new("gdb")
-            .args(["--interpreter=mi3", "-nx", "-q"])
+        let mut gdb = Command::new("gdb");
+        gdb.args(["--interpreter=mi3", "-nx", "-q"])
             .args(["-iex", "set debuginfod enabled off"])
             .args(["-iex", "set auto-load off"])
-            .args(args)
+            .args(args);
+        Mi::spawn(gdb)
+    }
+
+    /// Runs `gdb` (a command with its arguments) on pipes, with UTF8VALIDATE_LIB
+    /// pointing at the built library.
+    fn spawn(mut gdb: Command) -> Mi {
+        let mut child = gdb
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -2100,4 +2112,521 @@ fn gdb_mi_as_ides_drive_it() {
         );
     }
     eprintln!("GDB/MI test: {:.1} s", started.elapsed().as_secs_f64());
+}
+
+// --- utf8-annotate over GDB/MI: c-tests/gdb/annotate.cpp ----------------------------
+//
+// The annotating printers as an IDE's variables view meets them: gdb started as VS
+// Code's C/C++ extension starts it, with the setup commands of gdb/README.md's
+// launch.json (and, in another gdb, its .gdbinit), libstdc++'s printers auto-loaded
+// as on a developer's machine. Every verdict against `std::str::from_utf8` on the
+// bytes of annotate.cpp (repeated below), the kind from `classify`; every text
+// before a verdict against a gdb without the extension.
+
+/// The bytes of annotate.cpp's strings, as a variables view lists them: (local,
+/// bytes, NUL-terminated). A NUL-terminated string's bytes stop before its NUL; the
+/// others are all the bytes of the array or string.
+fn annotate_locals() -> Vec<(&'static str, Vec<u8>, bool)> {
+    let short = b"Gr\xC3\xBC\xC3\x9Fe".to_vec();
+    let long_bad = [vec![b'a'; 40], b"\x80tail".to_vec()].concat();
+    let mut huge = vec![b'y'; 10000];
+    huge[9000] = 0xFF;
+    vec![
+        ("c_ok", b"caf\xC3\xA9".to_vec(), true),
+        ("c_bad", b"path\xC0\xAFetc".to_vec(), true),
+        ("u_bad", b"\xED\xA0\x80 surrogate".to_vec(), true),
+        ("long_text", vec![b'x'; 5000], false),
+        ("c_long", vec![b'x'; 5000], true),
+        // The start of the page before the unmapped one: zeros.
+        ("pages", Vec::new(), true),
+        ("arr_ok", b"h\xC3\xA9llo\0\0".to_vec(), false),
+        ("arr_bad", b"id\0\xFFok\0\0".to_vec(), false),
+        ("s_short", short.clone(), false),
+        ("s_long_bad", long_bad.clone(), false),
+        ("s_nul", WITH_NUL.to_vec(), false),
+        ("s_huge", huge, false),
+        ("v_bad", long_bad[38..44].to_vec(), false),
+        ("v_ok", short, false),
+    ]
+}
+
+/// annotate.cpp's my_buf values: (local, the `len` bytes `data` points to; `data`
+/// is NUL-terminated after them).
+const MY_BUFS: [(&str, &[u8]); 2] = [("b_ok", b"\xE2\x82\xAC5"), ("b_bad", b"ok\xF4\x90\x80\x80")];
+/// `c_unreadable`'s readable bytes, before the unmapped page.
+const UNREADABLE: &[u8] = b"ab\xC3";
+/// The default of `utf8-annotate max-bytes`, and what the test sets.
+const ANNOTATE_CAP: usize = 4096;
+const SMALL_CAP: usize = 8;
+
+/// The kind's words in a verdict, as gdb/README.md lists them.
+fn kind_words(kind: ErrorKind) -> &'static str {
+    match kind {
+        ErrorKind::UnexpectedContinuation => "unexpected continuation",
+        ErrorKind::MissingContinuation => "missing continuation",
+        ErrorKind::Truncated => "truncated",
+        ErrorKind::Overlong => "overlong",
+        ErrorKind::Surrogate => "surrogate",
+        ErrorKind::TooLarge => "too large",
+        ErrorKind::InvalidByte => "invalid byte",
+        other => panic!("a kind the test does not know: {other:?}"),
+    }
+}
+
+/// The verdict utf8-annotate must append for a string of `bytes` (without its NUL
+/// when `nul_terminated`), read up to `cap` bytes, or up to `unreadable`, the address
+/// of the first byte that cannot be read after them.
+fn annotation(bytes: &[u8], nul_terminated: bool, unreadable: Option<u64>, cap: usize) -> String {
+    let read = &bytes[..bytes.len().min(cap)];
+    // Only part of the string was read: its size is larger than the cap, or no NUL
+    // came in `cap` bytes, or memory ended.
+    let partial =
+        unreadable.is_some() || bytes.len() > cap || (nul_terminated && bytes.len() >= cap);
+    let first = |n: usize| {
+        let plural = if n == 1 { "" } else { "s" };
+        let memory =
+            unreadable.map_or(String::new(), |a| format!("; cannot read memory at {a:#x}"));
+        format!("[first {n} byte{plural} valid UTF-8{memory}]")
+    };
+    match std::str::from_utf8(read) {
+        Ok(_) if partial => first(read.len()),
+        Ok(_) => "[valid UTF-8]".to_string(),
+        // A character cut by the end of what was read is not an error.
+        Err(e) if partial && e.error_len().is_none() => first(e.valid_up_to()),
+        Err(e) => {
+            let at = e.valid_up_to();
+            let subpart = &read[at..at + e.error_len().unwrap_or(read.len() - at)];
+            let hex: Vec<String> = subpart.iter().map(|b| format!("{b:02X}")).collect();
+            let kind = kind_words(classify(read).expect("ill-formed"));
+            format!("[invalid UTF-8 at byte {at}: {kind} ({})]", hex.join(" "))
+        }
+    }
+}
+
+/// The fenced block after the line `<!-- gdb.rs: NAME -->` of gdb/README.md, with
+/// `/path/to/utf8validate` made this repository.
+fn readme_block(name: &str) -> String {
+    let readme = std::fs::read_to_string(support::repository().join("gdb/README.md"))
+        .expect("read gdb/README.md");
+    let marker = format!("<!-- gdb.rs: {name} -->\n");
+    let at = readme
+        .find(&marker)
+        .unwrap_or_else(|| panic!("gdb/README.md has no `{}`", marker.trim()));
+    let mut lines = readme[at + marker.len()..].lines();
+    let fence = lines.next().unwrap_or_default();
+    assert!(fence.starts_with("```"), "no fenced block after {marker}");
+    let block: Vec<&str> = lines.take_while(|l| !l.starts_with("```")).collect();
+    let repository = support::repository();
+    block
+        .join("\n")
+        .replace("/path/to/utf8validate", repository.to_str().unwrap())
+}
+
+/// A JSON string at the start of `text` (after its opening quote): its value and the
+/// rest of `text`.
+fn json_string(text: &str) -> (String, &str) {
+    let mut out = String::new();
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return (out, &text[i + 1..]),
+            '\\' => {
+                let (_, e) = chars.next().expect("an escape");
+                out.push(match e {
+                    'n' => '\n',
+                    't' => '\t',
+                    'u' => {
+                        let hex: String = (0..4).map(|_| chars.next().expect("hex").1).collect();
+                        char::from_u32(u32::from_str_radix(&hex, 16).expect("hex")).expect("a char")
+                    }
+                    other => other, // \" \\ \/
+                });
+            }
+            c => out.push(c),
+        }
+    }
+    panic!("an unterminated JSON string: {text}");
+}
+
+/// The MI commands VS Code's C/C++ extension sends for the launch.json of
+/// gdb/README.md: each "text" of its setupCommands, as is when it starts with `-`,
+/// else as `-interpreter-exec console "TEXT"`.
+fn vscode_setup_commands() -> Vec<String> {
+    let launch = readme_block("vscode launch.json");
+    let at = launch
+        .find("\"setupCommands\"")
+        .expect("launch.json has setupCommands");
+    let list = &launch[at..launch[at..].find(']').map(|end| at + end).expect("its end")];
+    let mut commands = Vec::new();
+    let mut rest = list;
+    while let Some(at) = rest.find("\"text\"") {
+        let after = rest[at + 6..]
+            .trim_start()
+            .strip_prefix(':')
+            .expect("\"text\":");
+        let after = after.trim_start().strip_prefix('"').expect("a string");
+        let (text, next) = json_string(after);
+        commands.push(console_or_mi(&text));
+        rest = next;
+    }
+    assert!(commands.len() >= 3, "setupCommands: {list}");
+    commands
+}
+
+/// A command as VS Code's C/C++ extension sends a setup command or `-exec TEXT`.
+fn console_or_mi(text: &str) -> String {
+    if text.starts_with('-') {
+        text.to_string()
+    } else {
+        let quoted = text.replace('\\', "\\\\").replace('"', "\\\"");
+        format!("-interpreter-exec console \"{quoted}\"")
+    }
+}
+
+/// The (name, value) pairs of a `-stack-list-variables --all-values` result.
+fn mi_variables(result: &str) -> Vec<(String, Vec<u8>)> {
+    result
+        .split("{name=")
+        .skip(1)
+        .map(|entry| {
+            let (name, rest) = mi_string(entry);
+            let value = rest.strip_prefix(",value=").expect("a value");
+            (String::from_utf8(name).unwrap(), mi_string(value).0)
+        })
+        .collect()
+}
+
+/// The (exp, value) pairs of a `-var-list-children --all-values` result.
+fn mi_children(result: &str) -> Vec<(String, Vec<u8>)> {
+    result
+        .split("child={")
+        .skip(1)
+        .map(|child| {
+            let exp = String::from_utf8(mi_field(child, "exp")).unwrap();
+            (exp, mi_field(child, "value"))
+        })
+        .collect()
+}
+
+fn text(bytes: &[u8]) -> &str {
+    // gdb escapes what is not printable in its charset (`\300`): the rest is UTF-8.
+    std::str::from_utf8(bytes).expect("gdb prints UTF-8")
+}
+
+/// annotate.cpp, built with `-g -O0`, and the line of its breakpoint.
+fn annotate_program() -> (PathBuf, usize) {
+    let exe = tmp().join("annotate");
+    compile("g++", "annotate.cpp", &["-std=c++17"], &exe, library_dir());
+    let source = std::fs::read_to_string(support::repository().join("c-tests/gdb/annotate.cpp"))
+        .expect("read annotate.cpp");
+    let line = source
+        .lines()
+        .position(|l| l.contains("// break here"))
+        .expect("annotate.cpp marks its breakpoint")
+        + 1;
+    (exe, line)
+}
+
+/// What a gdb without the extension shows: `-stack-list-variables --all-values`,
+/// the children of `many` and of `b_ok`.
+struct Baseline {
+    locals: Vec<(String, Vec<u8>)>,
+    many: Vec<(String, Vec<u8>)>,
+    b_ok: Vec<(String, Vec<u8>)>,
+}
+
+impl Baseline {
+    fn local(&self, name: &str) -> &str {
+        let (_, value) = self
+            .locals
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("no local {name}"));
+        text(value)
+    }
+
+    /// The first address c_unreadable cannot read: its pointer (`0x... "a"...`) + 3.
+    fn unreadable(&self) -> u64 {
+        let value = self.local("c_unreadable");
+        let hex = value
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .trim_start_matches("0x");
+        u64::from_str_radix(hex, 16).expect("an address") + UNREADABLE.len() as u64
+    }
+}
+
+/// gdb over MI, as an IDE starts it: libstdc++'s printers auto-loaded, no init
+/// files unless `home` holds one.
+fn mi_for_annotate(args: &[&str], home: Option<&Path>) -> Mi {
+    let mut gdb = Command::new("gdb");
+    gdb.arg("--interpreter=mi3");
+    match home {
+        Some(home) => gdb.env("HOME", home),
+        None => gdb.arg("-nx"),
+    };
+    gdb.args(["-q", "-iex", "set debuginfod enabled off"])
+        .args(args);
+    let mut mi = Mi::spawn(gdb);
+    mi.wait_for("(gdb)");
+    mi
+}
+
+/// Runs to annotate.cpp's breakpoint.
+fn run_to_break_here(mi: &mut Mi, line: usize) {
+    mi.ok(&format!("-break-insert annotate.cpp:{line}"));
+    mi.ok("-exec-run");
+    let stopped = mi.wait_for("*stopped");
+    assert!(stopped.contains("reason=\"breakpoint-hit\""), "{stopped}");
+}
+
+/// The children of `expression` as a variables view lists them (a new variable
+/// object, deleted after), and the time that took. A C++ struct's children are in
+/// access-specifier pseudo-children (`public`), which IDEs flatten: so does this.
+fn list_children(mi: &mut Mi, expression: &str) -> (Vec<(String, Vec<u8>)>, Duration) {
+    let started = Instant::now();
+    let (_, created) = mi.ok(&format!("-var-create - * {expression}"));
+    let name = String::from_utf8(mi_field(&created, "name")).unwrap();
+    let children = list_var_children(mi, &name);
+    let took = started.elapsed();
+    mi.ok(&format!("-var-delete {name}"));
+    (children, took)
+}
+
+fn list_var_children(mi: &mut Mi, name: &str) -> Vec<(String, Vec<u8>)> {
+    let (_, result) = mi.ok(&format!("-var-list-children --all-values {name}"));
+    let mut children = Vec::new();
+    for (exp, value) in mi_children(&result) {
+        if ["public", "private", "protected"].contains(&exp.as_str()) {
+            children.extend(list_var_children(mi, &format!("{name}.{exp}")));
+        } else {
+            children.push((exp, value));
+        }
+    }
+    children
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// Asserts that every local of annotate.cpp shows its text without the extension
+/// followed by the verdict on its bytes read up to `cap`; returns how many verdicts.
+fn assert_annotated_locals(result: &str, baseline: &Baseline, cap: usize, context: &str) -> usize {
+    let locals = mi_variables(result);
+    let shown = |name: &str| -> String {
+        let (_, value) = locals
+            .iter()
+            .find(|(n, _)| n == name)
+            .unwrap_or_else(|| panic!("{context}: no local {name} in {result}"));
+        text(value).to_string()
+    };
+    let mut wanted: Vec<(&str, String)> = annotate_locals()
+        .iter()
+        .map(|(name, bytes, nul)| (*name, annotation(bytes, *nul, None, cap)))
+        .collect();
+    wanted.push((
+        "c_unreadable",
+        annotation(UNREADABLE, true, Some(baseline.unreadable()), cap),
+    ));
+    for (name, bytes) in MY_BUFS {
+        wanted.push((name, annotation(bytes, false, None, cap)));
+    }
+    for (name, verdict) in &wanted {
+        assert_eq!(
+            shown(name),
+            format!("{} {verdict}", baseline.local(name)),
+            "{context}: {name}"
+        );
+    }
+    // No string there, no verdict: a NULL pointer and an int.
+    for name in ["c_null", "page"] {
+        assert_eq!(shown(name), baseline.local(name), "{context}: {name}");
+    }
+    assert_eq!(baseline.local("c_null"), "0x0");
+    wanted.len()
+}
+
+/// Asserts the verdicts of `many`'s 500 strings: even ones "aé", odd ones "a" FE.
+fn assert_many(children: &[(String, Vec<u8>)], baseline: &Baseline, context: &str) -> usize {
+    assert_eq!(children.len(), 500, "{context}: many's children");
+    for (i, ((exp, value), (base_exp, base))) in children.iter().zip(&baseline.many).enumerate() {
+        assert_eq!((exp, exp), (&i.to_string(), base_exp), "{context}");
+        let bytes: &[u8] = if i % 2 == 1 { b"a\xFE" } else { b"a\xC3\xA9" };
+        let want = format!(
+            "{} {}",
+            text(base),
+            annotation(bytes, false, None, ANNOTATE_CAP)
+        );
+        assert_eq!(text(value), want, "{context}: many[{i}]");
+    }
+    children.len()
+}
+
+/// utf8-annotate in gdb driven over GDB/MI as IDEs drive it, on annotate.cpp:
+/// loaded by the setup commands of gdb/README.md's VS Code launch.json (sent as the
+/// extension sends them), every local of a variables view (`-stack-list-variables`)
+/// with the verdict on its bytes after gdb's unchanged text, `many`'s 500 strings
+/// and a struct's children (`-var-list-children`), a registered (pointer, length)
+/// type, the cap (4096, then `max-bytes 8`), unreadable memory, `utf8-check` in the
+/// debug console, `off` giving back exactly what a gdb without the extension shows;
+/// then the same verdicts on a core file, and through README's `.gdbinit`.
+#[test]
+fn annotating_printers_over_gdb_mi() {
+    if !have_all(&["gdb", "g++"]) {
+        return;
+    }
+    let started = Instant::now();
+    let (exe, line) = annotate_program();
+    let exe = exe.to_str().unwrap().to_string();
+    let setup = vscode_setup_commands();
+    let register = console_or_mi("utf8-annotate type my_buf data len");
+
+    // A gdb without the extension: what an IDE shows today.
+    let mut mi = mi_for_annotate(&[&exe], None);
+    mi.ok("-enable-pretty-printing");
+    run_to_break_here(&mut mi, line);
+    let (_, locals) = mi.ok("-stack-list-variables --all-values");
+    let baseline = Baseline {
+        locals: mi_variables(&locals),
+        many: list_children(&mut mi, "many").0,
+        b_ok: list_children(&mut mi, "b_ok").0,
+    };
+    mi.exit();
+    // libstdc++'s printer is the one wrapped: its text, not gdb's raw struct.
+    assert!(baseline.local("s_short").starts_with('"'), "{locals}");
+
+    let mut mi = mi_for_annotate(&[&exe], None);
+    for command in &setup {
+        mi.ok(command);
+    }
+    run_to_break_here(&mut mi, line);
+    // A struct not registered: its `data` is a C string, annotated as one.
+    let (children, _) = list_children(&mut mi, "b_ok");
+    let data = annotation(MY_BUFS[0].1, true, None, ANNOTATE_CAP);
+    assert_eq!(children.len(), 2, "{children:?}");
+    assert_eq!(children[0].0, "data");
+    assert_eq!(
+        text(&children[0].1),
+        format!("{} {data}", text(&baseline.b_ok[0].1)),
+        "b_ok.data"
+    );
+    assert_eq!(children[1], baseline.b_ok[1], "b_ok.len");
+    let mut live = 1;
+
+    // A field the type lacks is refused when the type is known.
+    let (_, refused) = mi.send(&console_or_mi("utf8-annotate type my_buf nosuch len"));
+    assert_eq!(
+        refused, "^error,msg=\"the type my_buf has no field nosuch\"",
+        "utf8-annotate type with a wrong field"
+    );
+    mi.ok(&register);
+    let (_, result) = mi.ok("-stack-list-variables --all-values");
+    live += assert_annotated_locals(&result, &baseline, ANNOTATE_CAP, "live");
+    // An IDE's value of a registered struct is its whole text and the verdict.
+    let (_, created) = mi.ok("-var-create - * b_bad");
+    assert_eq!(
+        text(&mi_field(&created, "value")),
+        format!(
+            "{} {}",
+            baseline.local("b_bad"),
+            annotation(MY_BUFS[1].1, false, None, ANNOTATE_CAP)
+        ),
+        "-var-create b_bad"
+    );
+    live += 1;
+
+    let mut on = Vec::new();
+    for _ in 0..3 {
+        let (children, took) = list_children(&mut mi, "many");
+        live += assert_many(&children, &baseline, "live");
+        on.push(took);
+    }
+
+    mi.ok(&console_or_mi(&format!(
+        "utf8-annotate max-bytes {SMALL_CAP}"
+    )));
+    let (_, result) = mi.ok("-stack-list-variables --all-values");
+    live += assert_annotated_locals(&result, &baseline, SMALL_CAP, "max-bytes 8");
+    mi.ok(&console_or_mi(&format!(
+        "utf8-annotate max-bytes {ANNOTATE_CAP}"
+    )));
+
+    // The debug console (VS Code: `-exec utf8-check s_nul`).
+    let (records, _) = mi.ok(&console_or_mi("utf8-check s_nul"));
+    let console: Vec<u8> = records
+        .iter()
+        .filter_map(|r| r.strip_prefix('~'))
+        .flat_map(|r| mi_string(r).0)
+        .collect();
+    assert_eq!(
+        text(&console),
+        expected(WITH_NUL, classify(WITH_NUL)),
+        "utf8-check s_nul"
+    );
+    live += 1;
+
+    let core = tmp().join("annotate.core");
+    let _ = std::fs::remove_file(&core);
+    mi.ok(&console_or_mi(&format!("gcore {}", core.display())));
+
+    // Off: exactly what gdb shows without the extension.
+    mi.ok(&console_or_mi("utf8-annotate off"));
+    let (_, result) = mi.ok("-stack-list-variables --all-values");
+    assert_eq!(result, locals, "utf8-annotate off");
+    let mut off = Vec::new();
+    for _ in 0..3 {
+        let (children, took) = list_children(&mut mi, "many");
+        assert_eq!(children, baseline.many, "utf8-annotate off: many");
+        off.push(took);
+    }
+    mi.ok("-exec-continue");
+    let exited = mi.wait_for("*stopped");
+    assert!(exited.contains("reason=\"exited-normally\""), "{exited}");
+    mi.exit();
+
+    // The core file, with the same setup.
+    assert!(core.exists(), "gcore wrote no core file");
+    let mut mi = mi_for_annotate(&[&exe, core.to_str().unwrap()], None);
+    for command in setup.iter().chain([&register]) {
+        mi.ok(command);
+    }
+    let (_, result) = mi.ok("-stack-list-variables --frame 0 --thread 1 --all-values");
+    let mut core_verdicts = assert_annotated_locals(&result, &baseline, ANNOTATE_CAP, "core");
+    let (children, _) = list_children(&mut mi, "many");
+    core_verdicts += assert_many(&children, &baseline, "core");
+    mi.exit();
+    let _ = std::fs::remove_file(&core);
+
+    // README's .gdbinit, read by a gdb started without -nx (as CLion, Qt Creator and
+    // Eclipse CDT start it).
+    let home = tmp().join("annotate-home");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".gdbinit"), readme_block(".gdbinit") + "\n").unwrap();
+    let mut mi = mi_for_annotate(&[&exe], Some(&home));
+    mi.ok("-enable-pretty-printing");
+    mi.ok(&register);
+    run_to_break_here(&mut mi, line);
+    let (_, result) = mi.ok("-stack-list-variables --all-values");
+    let gdbinit = assert_annotated_locals(&result, &baseline, ANNOTATE_CAP, ".gdbinit");
+    mi.ok("-exec-continue");
+    mi.wait_for("*stopped");
+    mi.exit();
+
+    let (on, off) = (median(on), median(off));
+    eprintln!(
+        "utf8-annotate over GDB/MI: {live} verdicts live, {core_verdicts} on the core file, \
+         {gdbinit} through .gdbinit; a variables view of 500 std::string \
+         (-var-create + -var-list-children --all-values, median of 3): {:.0} ms annotated, \
+         {:.0} ms not; {:.1} s in all",
+        on.as_secs_f64() * 1e3,
+        off.as_secs_f64() * 1e3,
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        on < Duration::from_secs(10),
+        "500 strings annotated took {on:?}"
+    );
 }
