@@ -34,8 +34,8 @@ step debian-roots 1 - "Debian 11 and 12 userlands" -- bash .ci/debian-roots.sh
 step miri-setup all - "Miri: toolchain and sysroots" -- bash .ci/miri.sh setup
 # Rust tests, debug assertions on: the Rust crate (utf8validate-core), the CLI, and the
 # C library's tests (c-tests/: the C suite against the .a and the .so of `cargo build`,
-# plain, ASan/UBSan, valgrind and guard pages; linkage; the header; gdb; the assertion
-# macros; the example).
+# plain, ASan/UBSan and guard pages, valgrind only in the release C suite; linkage; the
+# header; gdb; the assertion macros; the example).
 step test-debug all - "cargo test (debug)" -- cargo test --profile test-debug
 # The release (packaging/dist.sh): the source release built with no network, the binary
 # archives, the Debian packages and the Conan recipe, each installed and used as C

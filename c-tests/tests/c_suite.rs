@@ -4,7 +4,8 @@
 //!
 //! - `c_suite_*`: the suite (`test_main.c` and the `test_*.c` groups) linked statically,
 //!   dynamically (the `.so` is really loaded: `ldd` must show it), with AddressSanitizer
-//!   + UndefinedBehaviorSanitizer, and against the `.so` under valgrind.
+//!   + UndefinedBehaviorSanitizer, and against the `.so` under valgrind (the release
+//!   library's: the tests built with optimisation).
 //! - `guard_pages_*`: `guard_pages.c` run as a child process; death by a signal (a read
 //!   outside the buffer hit a `PROT_NONE` page) is a failure.
 //! - `*_on_every_back_end`: the suite and the guard-page program (static) once per back
@@ -539,7 +540,14 @@ fn c_suite_with_address_and_undefined_sanitizers() {
     assert_passed(&run, "a sanitizer report");
 }
 
+/// Against the release library only, the one users link: the debug library's suite
+/// runs under AddressSanitizer and UndefinedBehaviorSanitizer above, and valgrind
+/// would double the time of the debug run's C tests.
 #[test]
+#[cfg_attr(
+    debug_assertions,
+    ignore = "valgrind runs against the release library (cargo test --profile test-release)"
+)]
 fn c_suite_under_valgrind() {
     if !support::have("valgrind") {
         return;
