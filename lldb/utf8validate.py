@@ -431,7 +431,7 @@ utf8validate.stop_if_invalid with EXPR [LEN] as its `args` (one line):
 def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
     """Breakpoint callback: continues when the bytes that `args` (`EXPR [LEN]`, as
     for utf8-check, evaluated in the stopped frame) designates are well-formed UTF-8;
-    otherwise prints utf8-check's report and stops.
+    otherwise prints utf8-check's report and stops (see `_say` for where it prints).
     When they cannot be read, it prints why and stops."""
     arguments = extra_args.GetValueForKey("args")
     try:
@@ -444,10 +444,33 @@ def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
         data = _bytes_of_arguments(_Context.of_frame(frame), text)
         if shared.check(data) is None:
             return False
-        print("utf8-check %s\n%s" % (text, shared.report(data)))
+        _say("utf8-check %s\n%s" % (text, shared.report(data)))
     except Error as e:
-        print("error: utf8-check: %s" % e)
+        _say("error: utf8-check: %s" % e)
     return True
+
+
+def _say(text):
+    """Prints a line of the breakpoint callback where its user reads it: lldb's
+    output (Python's sys.stdout in a callback), or, when lldb discards that output,
+    the process's standard output. lldb-vscode 14 (an IDE's lldb adapter) sets lldb's
+    output to the null device and forwards its own standard output to the IDE as
+    `output` events; so there the report reaches the IDE's debug console."""
+    if not _is_null_device(sys.stdout):
+        print(text)
+        return
+    data = (text + "\n").encode()
+    while data:
+        data = data[os.write(1, data) :]
+
+
+def _is_null_device(stream):
+    """Whether the file `stream` writes to is the null device."""
+    try:
+        written, null = os.fstat(stream.fileno()), os.stat(os.devnull)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return (written.st_dev, written.st_ino) == (null.st_dev, null.st_ino)
 
 
 # --- utf8-annotate: the summary provider ------------------------------------------------
