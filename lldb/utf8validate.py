@@ -577,7 +577,7 @@ def _pointer_summary(ctx, value):
     data, stop = shared.read_cstring_prefix(ctx.read, address, _Annotate.max_bytes)
     unreadable = stop if isinstance(stop, int) else None
     verdict = shared.annotation(data, "cap" if stop == "cap" else None, unreadable)
-    if unreadable == address:  # nothing to show: lldb shows no text either
+    if unreadable == address:  # not one byte to show
         return verdict
     return "%s %s" % (_text(ctx.target, data, None if stop is None else len(data) + 1), verdict)
 
@@ -590,8 +590,11 @@ def _bytes_summary(ctx, address, size, inline=None, text_data=None):
         data, unreadable = bytes(inline[:wanted]), None
     else:
         data, unreadable = shared.read_prefix(ctx.read, address, wanted)
+    verdict = shared.annotation(data, size, unreadable)
+    if unreadable is not None and unreadable == address:  # not one byte to show
+        return verdict
     shown = data if text_data is None else text_data(data)
-    return "%s %s" % (_text(ctx.target, shown, size), shared.annotation(data, size, unreadable))
+    return "%s %s" % (_text(ctx.target, shown, size), verdict)
 
 
 def _array_summary(ctx, value, t):
