@@ -20,7 +20,13 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
   strings of many pages with an ill-formed sequence of every kind at the ends of each
   page-sized read and across page boundaries, around the 1 MiB limit, LENs of several
   MiB, LENs into unmapped memory, arrays; live and on a core file, against Python's
-  bytes.decode (`test_pages`).
+  bytes.decode (`test_pages`);
+- in an IDE's adapter, lldb-vscode 14 over the Debug Adapter Protocol, with the
+  launch.json of lldb/README.md (`test_dap`): utf8-annotate's verdicts in the
+  variables view of c-tests/gdb/annotate.cpp (libstdc++ and libc++, live and on a
+  core file) against Python's bytes.decode, lldb's own text kept, the 500-string
+  view timed with annotation on and off; stop_if_invalid's report as an output
+  event; the debug console's quirks the README documents.
 
 Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
 sources, repeated below (pages.c's, written by this test, with bytes.decode). Run by

@@ -6,6 +6,10 @@
 # (see lldb/README.md). It adds
 #
 #     utf8-check EXPR [LEN]    a command (see `help utf8-check`)
+#     utf8-annotate [on | off | max-bytes N | type NAME DATA LEN]
+#                              a summary provider adding the UTF-8 verdict to strings
+#                              wherever lldb shows them, an IDE's variables view
+#                              included (see `help utf8-annotate`)
 #     utf8validate.stop_if_invalid
 #                              a breakpoint callback that continues when the bytes
 #                              are well-formed, so the breakpoint stops only on
