@@ -1143,11 +1143,11 @@ class Adapter:
     framing). Events that arrive while waiting for something else are kept in
     `events`."""
 
-    def __init__(self, name):
+    def __init__(self, name, env=None):
         self.log = open(os.path.join(TMP, name + ".dap.log"), "w")
         self.process = subprocess.Popen(
             [LLDB_VSCODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self.log, env=lldb_environment(),
+            stderr=self.log, env=lldb_environment(env),
         )
         self.seq = 0
         self.buffer = b""
@@ -1517,6 +1517,24 @@ def test_dap_docs():
     equal(attach["initCommands"], launch["initCommands"], "README: attach's initCommands")
 
 
+def test_dap_environment(requests):
+    """lldb-vscode 14 loads the script only with PYTHONPATH naming lldb's Python
+    package and, when another python3 comes first on PATH, the system's first."""
+    launch, _ = doc_configurations()
+    cases = [("no-pythonpath", {"PYTHONPATH": None})]
+    if path_without_own_python() != os.environ.get("PATH"):
+        cases.append(("own-python-first", {"PATH": os.environ.get("PATH")}))
+    for name, env in cases:
+        adapter = Adapter("environment-" + name, env)
+        try:
+            adapter.start("launch", dict(launch, program=requests))
+            out = adapter.outputs()
+        finally:
+            adapter.close()
+        check("error:" in out and "utf8-annotate is on" not in out,
+              "DAP, %s: the script does not load" % name, out)
+
+
 def test_dap(requests):
     """lldb-vscode sessions: the callback, then annotate.cpp with libstdc++ and, when
     clang++ builds with it, libc++."""
@@ -1525,6 +1543,7 @@ def test_dap(requests):
         print("  DAP: skipped, lldb-vscode is not installed (Debian: lldb-14)")
         return
     test_dap_docs()
+    test_dap_environment(requests)
     test_dap_callback(requests)
     for name, flags in (("libstdc++", []), ("libc++", ["-stdlib=libc++"])):
         exe = os.path.join(TMP, "annotate-" + name)

@@ -716,7 +716,7 @@ def utf8_annotate(debugger, command, exe_ctx, result, internal_dict):
 utf8_annotate.__doc__ = "Annotate strings with whether they are well-formed UTF-8.\n\n" + (
     shared.ANNOTATE_HELP
     % {
-        "where": "lldb shows a value (frame variable,\nan IDE's variables view)",
+        "where": "lldb shows it (frame variable,\nan IDE's variables view)",
         "types": "std::string and std::string_view\n                          (libstdc++, libc++)",
         "max": shared.ANNOTATE_MAX_BYTES,
         "wrapped": "lldb's text of the string,\nup to target.max-string-summary-length; for libstdc++'s std::string and\nstd::string_view, which lldb 14 cuts at a NUL or does not show, the text of\ntheir size() bytes",
