@@ -719,7 +719,10 @@ utf8_annotate.__doc__ = "Annotate strings with whether they are well-formed UTF-
         "where": "lldb shows it (frame variable,\nan IDE's variables view)",
         "types": "std::string and std::string_view\n                          (libstdc++, libc++)",
         "max": shared.ANNOTATE_MAX_BYTES,
-        "wrapped": "lldb's text of the string,\nup to target.max-string-summary-length; for libstdc++'s std::string and\nstd::string_view, which lldb 14 cuts at a NUL or does not show, the text of\ntheir size() bytes",
+        "wrapped": "lldb's text of the string,\n"
+        "up to target.max-string-summary-length; for libstdc++'s std::string and\n"
+        "std::string_view, which lldb 14 cuts at a NUL or does not show, the text of\n"
+        "their size() bytes",
     }
 )
 
