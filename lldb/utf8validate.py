@@ -683,7 +683,8 @@ def _set_enabled(debugger, enabled):
     summaries), or disables it."""
     category = _category(debugger)
     if enabled:
-        # `type category enable` puts it first; SBTypeCategory.SetEnabled does not say.
+        # `type category enable` puts it right after `default` (the user's own
+        # summaries), ahead of lldb's; SBTypeCategory.SetEnabled gives no position.
         debugger.HandleCommand("type category disable " + CATEGORY)
         debugger.HandleCommand("type category enable " + CATEGORY)
     else:
