@@ -20,7 +20,13 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
   strings of many pages with an ill-formed sequence of every kind at the ends of each
   page-sized read and across page boundaries, around the 1 MiB limit, LENs of several
   MiB, LENs into unmapped memory, arrays; live and on a core file, against Python's
-  bytes.decode (`test_pages`).
+  bytes.decode (`test_pages`);
+- in an IDE's adapter, lldb-vscode 14 over the Debug Adapter Protocol, with the
+  launch.json of lldb/README.md (`test_dap`): utf8-annotate's verdicts in the
+  variables view of c-tests/gdb/annotate.cpp (libstdc++ and libc++, live and on a
+  core file) against Python's bytes.decode, lldb's own text kept, the 500-string
+  view timed with annotation on and off; stop_if_invalid's report as an output
+  event; the debug console's quirks the README documents.
 
 Every report is compared with `utf8check -v` run on the same bytes: the bytes of the C
 sources, repeated below (pages.c's, written by this test, with bytes.decode). Run by
@@ -28,8 +34,10 @@ sources, repeated below (pages.c's, written by this test, with bytes.decode). Ru
 """
 
 import glob
+import json
 import os
 import re
+import select
 import shutil
 import struct
 import subprocess
@@ -45,6 +53,7 @@ SHARED = os.path.join(ROOT, "debugger", "utf8validate_debugger.py")
 TMP = os.path.join(ROOT, "target", "lldb-tests")
 IN_CI = os.environ.get("CI") == "true"
 TIMEOUT = 120  # seconds for one lldb session; each takes about one
+LLDB_VSCODE = None  # lldb-vscode, found by main()
 
 # The buffers of c-tests/gdb/requests.c.
 GREETING = b"Gr\xC3\xBC\xC3\x9Fe, Z\xC3\xBCrich\n\xE2\x82\xAC 5"
@@ -164,14 +173,10 @@ def expected(data):
 # --- lldb sessions ---------------------------------------------------------------
 
 
-def lldb(name, commands, args, env=None, cwd=None):
-    """Runs `lldb -b` with `commands` sourced from a file, going on after a failing
-    command (batch mode otherwise ends at the first), and returns stdout and stderr
-    as lldb wrote them. UTF8VALIDATE_LIB names the built library unless `env` says
-    otherwise (a value of None removes the variable)."""
-    script = os.path.join(TMP, name + ".lldb")
-    with open(script, "w") as f:
-        f.write("\n".join(commands) + "\n")
+def lldb_environment(env=None):
+    """The environment of an lldb process: lldb's Python package on PYTHONPATH, the
+    system's python3 first on PATH, UTF8VALIDATE_LIB naming the built library, then
+    `env` (a value of None removes the variable)."""
     environment = dict(os.environ)
     environment["PYTHONPATH"] = os.pathsep.join(
         p for p in (PYTHONPATH, os.environ.get("PYTHONPATH")) if p
@@ -183,6 +188,18 @@ def lldb(name, commands, args, env=None, cwd=None):
             environment.pop(key, None)
         else:
             environment[key] = value
+    return environment
+
+
+def lldb(name, commands, args, env=None, cwd=None):
+    """Runs `lldb -b` with `commands` sourced from a file, going on after a failing
+    command (batch mode otherwise ends at the first), and returns stdout and stderr
+    as lldb wrote them. UTF8VALIDATE_LIB names the built library unless `env` says
+    otherwise (a value of None removes the variable)."""
+    script = os.path.join(TMP, name + ".lldb")
+    with open(script, "w") as f:
+        f.write("\n".join(commands) + "\n")
+    environment = lldb_environment(env)
     argv = ["lldb", "-b", "--no-lldbinit", "-o", 'command source -e false "%s"' % script] + args
     started = time.time()
     result = subprocess.run(
@@ -1080,8 +1097,472 @@ def echo_sections(out, commands):
     return sections
 
 
+# --- IDEs: lldb-vscode over the Debug Adapter Protocol --------------------------------
+#
+# lldb-vscode-14 runs as an IDE runs it: DAP messages over its stdin and stdout, the
+# `initCommands` of lldb/README.md's launch.json, a breakpoint on annotate.cpp's
+# "break here" line, and the variables view's requests. Every summary's verdict is
+# compared with one computed from Python's UTF-8 decoder (`annotation_oracle`).
+
+README = os.path.join(ROOT, "lldb", "README.md")
+ANNOTATE_SOURCE = os.path.join(ROOT, "c-tests", "gdb", "annotate.cpp")
+REQUESTS_SOURCE = os.path.join(ROOT, "c-tests", "gdb", "requests.c")
+DOC_ROOT = "/path/to/utf8validate"  # the README's placeholder for the source tree
+ANNOTATE_MAX_BYTES = 4096
+ANNOTATE_TIMINGS = 3  # variables views of `many` timed with annotation on, and off
+
+
+def doc_block(marker):
+    """The fenced block of lldb/README.md after the line `<!-- marker -->`."""
+    with open(README) as f:
+        text = f.read()
+    match = re.search(r"<!-- %s -->\n```[a-z]*\n(.*?)\n```" % re.escape(marker), text, re.S)
+    if not match:
+        print("FAIL: lldb/README.md has no block after <!-- %s -->" % marker)
+        sys.exit(1)
+    return match.group(1)
+
+
+def doc_configurations():
+    """(launch, attach) of the README's launch.json, for this tree."""
+    configurations = json.loads(doc_block("launch.json (read by .ci/lldb_tests.py)"))["configurations"]
+    for configuration in configurations:
+        configuration["initCommands"] = [c.replace(DOC_ROOT, ROOT) for c in configuration["initCommands"]]
+    return configurations[0], configurations[1]
+
+
+def lldb_vscode():
+    for name in ("lldb-vscode-14", "lldb-vscode"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class Adapter:
+    """A DAP client of lldb-vscode over its stdin and stdout (Content-Length
+    framing). Events that arrive while waiting for something else are kept in
+    `events`."""
+
+    def __init__(self, name, env=None):
+        self.log = open(os.path.join(TMP, name + ".dap.log"), "w")
+        self.process = subprocess.Popen(
+            [LLDB_VSCODE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=self.log, env=lldb_environment(env),
+        )
+        self.seq = 0
+        self.buffer = b""
+        self.events = []
+
+    def _message(self):
+        deadline = time.time() + TIMEOUT
+        while True:
+            head, sep, rest = self.buffer.partition(b"\r\n\r\n")
+            length = re.search(rb"Content-Length: *(\d+)", head) if sep else None
+            if length and len(rest) >= int(length.group(1)):
+                size = int(length.group(1))
+                self.buffer = rest[size:]
+                message = json.loads(rest[:size])
+                self.log.write(json.dumps(message) + "\n")
+                return message
+            left = deadline - time.time()
+            if left <= 0 or not select.select([self.process.stdout], [], [], left)[0]:
+                raise TimeoutError("lldb-vscode sent nothing for %d s" % TIMEOUT)
+            chunk = os.read(self.process.stdout.fileno(), 1 << 16)
+            if not chunk:
+                raise EOFError("lldb-vscode exited")
+            self.buffer += chunk
+
+    def request(self, command, arguments=None):
+        """The response to the request."""
+        self.seq += 1
+        body = json.dumps({"seq": self.seq, "type": "request", "command": command,
+                           "arguments": arguments or {}}).encode()
+        self.log.write(body.decode() + "\n")
+        self.process.stdin.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        self.process.stdin.flush()
+        while True:
+            message = self._message()
+            if message["type"] == "response" and message["request_seq"] == self.seq:
+                return message
+            self.events.append(message)
+
+    def event(self, name):
+        """The first event `name` not yet taken, waiting for it."""
+        while True:
+            for i, message in enumerate(self.events):
+                if message.get("event") == name:
+                    return self.events.pop(i)
+            self.events.append(self._message())
+
+    def outputs(self):
+        return "".join(m["body"]["output"] for m in self.events if m.get("event") == "output")
+
+    def wait_output(self, text, seconds=10):
+        """The output events' text once it contains `text`, or after `seconds`: the
+        adapter forwards its standard output from another thread."""
+        deadline = time.time() + seconds
+        while text not in self.outputs() and time.time() < deadline:
+            if select.select([self.process.stdout], [], [], deadline - time.time())[0] or self.buffer:
+                self.events.append(self._message())
+        return self.outputs()
+
+    def command(self, line, frame_id=None):
+        """A debug-console command (lldb-vscode 14 wants a leading backtick)."""
+        arguments = {"expression": "`" + line, "context": "repl"}
+        if frame_id is not None:
+            arguments["frameId"] = frame_id
+        return self.request("evaluate", arguments)
+
+    def start(self, request, arguments):
+        """initialize, then `request` (launch or attach) with `arguments`."""
+        self.request("initialize", {"adapterID": "lldb-vscode", "pathFormat": "path",
+                                    "linesStartAt1": True, "columnsStartAt1": True})
+        response = self.request(request, arguments)
+        check(response["success"], "DAP %s" % request, json.dumps(response))
+        self.event("initialized")
+
+    def frames(self, thread_id):
+        return self.request("stackTrace", {"threadId": thread_id})["body"]["stackFrames"]
+
+    def variables(self, reference):
+        return self.request("variables", {"variablesReference": reference})["body"]["variables"]
+
+    def locals(self, frame_id):
+        """The frame's Locals scope (which also makes it lldb's selected frame)."""
+        scopes = self.request("scopes", {"frameId": frame_id})["body"]["scopes"]
+        return self.variables(scopes[0]["variablesReference"])
+
+    def close(self):
+        try:
+            self.request("disconnect", {"terminateDebuggee": True})
+        except (EOFError, OSError, TimeoutError):
+            pass
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+        self.log.close()
+
+
+def annotation_oracle(data, complete, unreadable=None):
+    """The verdict for a string whose readable first bytes are `data` (all of it
+    when `complete`; else cut by the cap or, at `unreadable`, by memory), from
+    Python's UTF-8 decoder and `classify`."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        ends = e.reason == "unexpected end of data"
+        if not (ends and not complete):
+            kind = classify(data, e.start, ends).replace("_", " ")
+            subpart = " ".join("%02X" % b for b in data[e.start : e.end])
+            return "[invalid UTF-8 at byte %d: %s (%s)]" % (e.start, kind, subpart)
+        data = data[: e.start]  # a sequence cut by the end of what was read
+    if complete:
+        return "[valid UTF-8]"
+    verdict = "[first %d byte%s valid UTF-8" % (len(data), "" if len(data) == 1 else "s")
+    if unreadable is not None:
+        verdict += "; cannot read memory at 0x%x" % unreadable
+    return verdict + "]"
+
+
+def string_verdict(data, cap=ANNOTATE_MAX_BYTES):
+    """The verdict for the whole string `data` read up to `cap` bytes."""
+    return annotation_oracle(data[:cap], len(data) <= cap)
+
+
+# annotate.cpp's strings: name -> (bytes, lldb's text is right without annotation,
+# a heap string: not in a stack-only core file). The text's right for char pointers and
+# arrays; for std::string and std::string_view only with libc++.
+ANNOTATED = {
+    "c_ok": (b"caf\xC3\xA9", "always", False),
+    "c_bad": (b"path\xC0\xAFetc", "always", False),
+    "u_bad": (b"\xED\xA0\x80 surrogate", "always", False),
+    "c_long": (b"x" * 5000, "always", True),
+    "arr_ok": (b"h\xC3\xA9llo\0\0", "always", False),
+    "arr_bad": (b"id\0\xFFok\0\0", "always", False),
+    "s_short": (b"Gr\xC3\xBC\xC3\x9Fe", "libc++", False),
+    "s_long_bad": (b"a" * 40 + b"\x80tail", "libc++", True),
+    "s_nul": (b"ab\0cd\n\xED\xA0\x80", "libc++", False),
+    "s_huge": (b"y" * 9000 + b"\xFF" + b"y" * 999, "libc++", True),
+    "long_text": (b"x" * 5000, "libc++", True),
+    "v_bad": (b"aa\x80tai", "libc++", True),
+    "v_ok": (b"Gr\xC3\xBC\xC3\x9Fe", "libc++", False),
+    "b_ok": (b"\xE2\x82\xAC5", "never", False),
+    "b_bad": (b"ok\xF4\x90\x80\x80", "never", False),
+}
+# lldb's text of s_nul, all 9 bytes: lldb 14's libstdc++ summary stops at the NUL.
+S_NUL_TEXT = '"ab\\0cd\\n\\xed\\xa0\\x80"'
+# The many[] strings: even ones valid, odd ones ill-formed at byte 1.
+MANY = [b"a\xFE" if i % 2 else b"a\xC3\xA9" for i in range(500)]
+
+
+def split_value(value):
+    """(text, verdict) of an annotated value: the verdict is its last [...]."""
+    match = re.fullmatch(r"(.*?) ?(\[[^\[\]]*\])", value.strip(), re.S)
+    return (match.group(1), match.group(2)) if match else (value, None)
+
+
+def check_locals(values, context, libcxx, core=False, heap_addresses=None):
+    """Each annotated local's verdict (the core file: heap strings unreadable at
+    their data's address)."""
+    for name, (data, _, heap) in ANNOTATED.items():
+        value = values.get(name, "<missing>")
+        text, verdict = split_value(value)
+        if core and heap:  # no text: at most a pointer's address
+            want = annotation_oracle(b"", False, heap_addresses.get(name))
+            equal((verdict, '"' in text), (want, False), "%s: %s (%s)" % (context, name, value))
+        else:
+            equal(verdict, string_verdict(data), "%s: %s (%s)" % (context, name, value[:200]))
+    check(values.get("c_null") == "0x0000000000000000", "%s: c_null has no annotation" % context,
+          values.get("c_null"))
+    if not libcxx:
+        check(split_value(values.get("s_nul", ""))[0] == S_NUL_TEXT,
+              "%s: s_nul's text has its 9 bytes" % context, values.get("s_nul"))
+
+
+def check_wrapping(on, off, context, libcxx):
+    """With annotation on, lldb's own text (annotation off) and the verdict, where
+    lldb 14 shows the string right."""
+    for name, (_, right, _) in ANNOTATED.items():
+        if right == "always" or (right == "libc++" and libcxx):
+            equal(split_value(on.get(name, ""))[0], off.get(name, "").strip(),
+                  "%s: %s is lldb's text and the verdict" % (context, name))
+
+
+def c_unreadable_verdict(values):
+    """c_unreadable's verdict: live, lldb reads through the PROT_NONE page (a fresh
+    page of zeros: its NUL ends "ab" C3)."""
+    return split_value(values.get("c_unreadable", ""))[1]
+
+
+def time_many(adapter, reference):
+    """Median seconds of the 500-string variables view with annotation on and off,
+    each timing after the other setting (which clears lldb's cached summaries)."""
+    timings = {"on": [], "off": []}
+    children = None
+    for _ in range(ANNOTATE_TIMINGS):
+        for setting in ("on", "off"):
+            adapter.command("utf8-annotate " + setting)
+            started = time.perf_counter()
+            shown = adapter.variables(reference)
+            timings[setting].append(time.perf_counter() - started)
+            if setting == "on":
+                children = shown
+    adapter.command("utf8-annotate on")
+    return {k: sorted(v)[len(v) // 2] for k, v in timings.items()}, children
+
+
+def address_of(adapter, frame_id, expression):
+    """The integer value of `expression` in the frame, through DAP `evaluate`."""
+    result = adapter.request("evaluate", {"expression": expression, "context": "watch",
+                                          "frameId": frame_id})["body"]["result"]
+    return int(result.split()[0], 0)
+
+
+# The expression of each heap string's data pointer, per library: read from the
+# object's words (libstdc++: the first; libc++'s long string: the third), since
+# clang's debug information leaves the inner types incomplete.
+HEAP_DATA = {
+    "libstdc++": {"c_long": "c_long", "s_long_bad": "*(char **)&s_long_bad",
+                  "s_huge": "*(char **)&s_huge", "long_text": "*(char **)&long_text",
+                  "v_bad": "v_bad._M_str"},
+    "libc++": {"c_long": "c_long", "s_long_bad": "((char **)&s_long_bad)[2]",
+               "s_huge": "((char **)&s_huge)[2]", "long_text": "((char **)&long_text)[2]",
+               "v_bad": "v_bad.__data"},
+}
+
+
+def test_dap_annotate(name, exe, libcxx):
+    """A variables view of annotate.cpp, live and on a core file saved there."""
+    launch, attach = doc_configurations()
+    line = next(i for i, l in enumerate(open(ANNOTATE_SOURCE), 1) if "// break here" in l)
+    core = os.path.join(TMP, "annotate-%s.dmp" % name)
+    if os.path.exists(core):
+        os.remove(core)
+    context = "DAP %s live" % name
+    started = time.time()
+    adapter = Adapter("annotate-" + name)
+    try:
+        adapter.start("launch", dict(launch, program=exe))
+        breakpoints = adapter.request("setBreakpoints", {"source": {"path": ANNOTATE_SOURCE},
+                                                         "breakpoints": [{"line": line}]})
+        check(breakpoints["body"]["breakpoints"][0]["verified"], "%s: breakpoint" % context,
+              json.dumps(breakpoints))
+        adapter.request("configurationDone")
+        thread = adapter.event("stopped")["body"]["threadId"]
+        frame = adapter.frames(thread)[0]["id"]
+        registered = adapter.command("utf8-annotate type my_buf data len", frame)
+        check("type my_buf: data, len bytes" in registered["body"]["result"],
+              "%s: utf8-annotate type in the console" % context, json.dumps(registered))
+        shown = adapter.locals(frame)
+        on = {v["name"]: v["value"] for v in shown}
+        check_locals(on, context, libcxx)
+        equal(c_unreadable_verdict(on), annotation_oracle(b"ab\xC3", True),
+              "%s: c_unreadable" % context)
+        many = next(v for v in shown if v["name"] == "many")
+        medians, children = time_many(adapter, many["variablesReference"])
+        equal([split_value(c["value"])[1] for c in children], [string_verdict(d) for d in MANY],
+              "%s: the 500 strings of many" % context)
+        print("  %s: variables view of 500 strings: %.0f ms annotated, %.0f ms not (median of %d)"
+              % (name, 1000 * medians["on"], 1000 * medians["off"], ANNOTATE_TIMINGS))
+        check(medians["on"] < 10, "%s: the annotated view of 500 strings takes < 10 s" % context,
+              str(medians))
+        adapter.command("utf8-annotate off")
+        off = {v["name"]: v["value"] for v in adapter.locals(frame)}
+        adapter.command("utf8-annotate on")
+        check_wrapping(on, off, context, libcxx)
+        check_console(adapter, frame, context)
+        heap = {n: address_of(adapter, frame, e) for n, e in HEAP_DATA[name.split("-")[0]].items()}
+        heap["c_unreadable"] = address_of(adapter, frame, "c_unreadable")
+        saved = adapter.command('process save-core -s stack "%s"' % core)
+        check(os.path.exists(core), "%s: process save-core" % context, json.dumps(saved))
+        if name == "libstdc++":
+            check_transcript(shown)
+    finally:
+        adapter.close()
+    test_dap_core(name, exe, attach, core, heap, libcxx)
+    print("  DAP %s: %.1f s" % (name, time.time() - started))
+
+
+def check_console(adapter, frame, context):
+    """Commands typed in the debug console: max-bytes, an error's success: true, a
+    line without the backtick, and a watch expression's summary."""
+    adapter.command("utf8-annotate max-bytes 16")
+    watched = adapter.request("evaluate", {"expression": "c_long", "context": "watch", "frameId": frame})
+    equal(split_value(watched["body"]["result"])[1], string_verdict(b"x" * 5000, 16),
+          "%s: max-bytes 16" % context)
+    adapter.command("utf8-annotate max-bytes %d" % ANNOTATE_MAX_BYTES)
+    failed = adapter.command("utf8-annotate bogus", frame)
+    check(failed["success"] and "error: usage: utf8-annotate" in failed["body"]["result"],
+          "%s: a failing command answers success: true with its error" % context, json.dumps(failed))
+    bare = adapter.request("evaluate", {"expression": "utf8-annotate", "context": "repl", "frameId": frame})
+    check(not bare["success"], "%s: without the backtick, a command is an expression" % context,
+          json.dumps(bare))
+    unreadable = adapter.request("evaluate", {"expression": "(const char *)8", "context": "watch",
+                                              "frameId": frame})
+    equal(split_value(unreadable["body"]["result"])[1], annotation_oracle(b"", False, 8),
+          "%s: a pointer to unreadable memory" % context)
+
+
+def test_dap_core(name, exe, attach, core, heap, libcxx):
+    """The README's attach configuration on the core file: the stack's strings and
+    read-only data, and heap strings unreadable at their data's address."""
+    context = "DAP %s core file" % name
+    adapter = Adapter("annotate-%s-core" % name)
+    try:
+        adapter.start("attach", dict(attach, program=exe, coreFile=core))
+        adapter.request("configurationDone")
+        thread = adapter.event("stopped")["body"]["threadId"]
+        frame = adapter.frames(thread)[0]["id"]
+        adapter.command("utf8-annotate type my_buf data len", frame)
+        values = {v["name"]: v["value"] for v in adapter.locals(frame)}
+        check_locals(values, context, libcxx, core=True, heap_addresses=heap)
+        equal(split_value(values.get("c_unreadable", ""))[1],
+              annotation_oracle(b"", False, heap["c_unreadable"]), "%s: c_unreadable" % context)
+    finally:
+        adapter.close()
+
+
+def check_transcript(variables):
+    """The README's excerpt of a `variables` response is what the adapter sends,
+    addresses aside; the excerpt is written to target/lldb-tests to paste when it
+    changes."""
+    documented = json.loads(doc_block("variables transcript"))
+    names = [v["name"] for v in documented]
+    excerpt = [{k: v[k] for k in ("name", "type", "value")} for v in variables if v["name"] in names]
+    with open(os.path.join(TMP, "variables-transcript.json"), "w") as f:
+        json.dump(excerpt, f, indent=2, ensure_ascii=False)
+
+    def without_addresses(entries):
+        return [dict(e, value=re.sub(r"0x[0-9a-f]+", "0x?", e["value"])) for e in entries]
+
+    equal(without_addresses(excerpt), without_addresses(documented), "README's variables transcript")
+
+
+def test_dap_callback(requests):
+    """stop_if_invalid under lldb-vscode: its report is an output event before the
+    stop; a console command runs in the frame whose scopes were asked for last, not
+    in the request's frameId."""
+    launch, _ = doc_configurations()
+    context = "DAP callback"
+    adapter = Adapter("callback")
+    try:
+        adapter.start("launch", dict(launch, program=requests,
+                                     preRunCommands=["breakpoint set -n handle_request", CALLBACK]))
+        adapter.request("configurationDone")
+        thread = adapter.event("stopped")["body"]["threadId"]
+        reports = [r.rstrip() for r in adapter.wait_output(CALLBACK_LINE).split(CALLBACK_LINE + "\n")[1:]]
+        first_invalid = next(body for _, body in REQUESTS if oracle(body).startswith("invalid"))
+        equal("\n".join(l.rstrip() for l in reports[0].split("\n")) if reports else None,
+              oracle(first_invalid), "%s: the report as an output event" % context)
+        callee, caller = [f["id"] for f in adapter.frames(thread)[:2]]
+        adapter.locals(caller)
+        in_caller = adapter.command("utf8-check cstr", callee)
+        equal(in_caller["body"]["result"].split("\n", 1)[1].rstrip(), oracle(CSTR),
+              "%s: the command ran in the frame last shown (main), not frameId" % context)
+        adapter.locals(callee)
+        in_callee = adapter.command("utf8-check cstr", caller)
+        check(in_callee["success"] and "error: use of undeclared identifier 'cstr'"
+              in in_callee["body"]["result"], "%s: ... and in handle_request once shown" % context,
+              json.dumps(in_callee))
+    finally:
+        adapter.close()
+
+
+def test_dap_docs():
+    """The README's .lldbinit (CLion, Qt Creator) is launch.json's initCommands."""
+    launch, attach = doc_configurations()
+    lldbinit = [l.replace(DOC_ROOT, ROOT) for l in doc_block(".lldbinit (read by .ci/lldb_tests.py)").split("\n")]
+    equal(lldbinit, launch["initCommands"], "README: .lldbinit = launch.json's initCommands")
+    equal(attach["initCommands"], launch["initCommands"], "README: attach's initCommands")
+
+
+def test_dap_environment(requests):
+    """lldb-vscode 14 loads the script only with PYTHONPATH naming lldb's Python
+    package and, when another python3 comes first on PATH, the system's first."""
+    launch, _ = doc_configurations()
+    cases = [("no-pythonpath", {"PYTHONPATH": None})]
+    if path_without_own_python() != os.environ.get("PATH"):
+        cases.append(("own-python-first", {"PATH": os.environ.get("PATH")}))
+    for name, env in cases:
+        adapter = Adapter("environment-" + name, env)
+        try:
+            adapter.start("launch", dict(launch, program=requests))
+            out = adapter.outputs()
+        finally:
+            adapter.close()
+        check("error:" in out and "utf8-annotate is on" not in out,
+              "DAP, %s: the script does not load" % name, out)
+
+
+def test_dap(requests):
+    """lldb-vscode sessions: the callback, then annotate.cpp with libstdc++ and, when
+    clang++ builds with it, libc++."""
+    if LLDB_VSCODE is None:
+        check(not IN_CI, "lldb-vscode (CI=true needs it)")
+        print("  DAP: skipped, lldb-vscode is not installed (Debian: lldb-14)")
+        return
+    test_dap_docs()
+    test_dap_environment(requests)
+    test_dap_callback(requests)
+    for name, flags in (("libstdc++", []), ("libc++", ["-stdlib=libc++"])):
+        exe = os.path.join(TMP, "annotate-" + name)
+        # One build, which is also the probe for libc++ (.ci/run installs it).
+        built = run(["clang++", "-std=c++17", "-g", "-O0", "-Wall", "-Wextra", "-Werror", *flags,
+                     "-o", exe, ANNOTATE_SOURCE])
+        if built.returncode != 0:
+            reason = "clang++ %s cannot build annotate.cpp: %s" % (
+                " ".join(flags), built.stderr.strip().split("\n")[0])
+            if IN_CI or not flags:
+                check(False, "DAP %s (%s)" % (name, reason))
+            else:
+                print("  DAP %s: skipped, %s" % (name, reason))
+            continue
+        test_dap_annotate(name, exe, name == "libc++")
+
+
 def main():
-    global PYTHONPATH
+    global PYTHONPATH, LLDB_VSCODE
     started = time.time()
     for tool in ("lldb", "clang", "clang++"):
         if shutil.which(tool) is None:
@@ -1109,6 +1590,10 @@ def main():
     test_installed_layout(requests)
     test_doc_sessions()
     test_pages()
+    LLDB_VSCODE = lldb_vscode()
+    dap_started = time.time()
+    test_dap(requests)
+    print("  DAP tests: %.1f s" % (time.time() - dap_started))
     for name, flags, short_in_object in (
         ("libstdc++", ["-D_GLIBCXX_USE_CXX11_ABI=1"], True),
         ("libstdc++-cow", ["-D_GLIBCXX_USE_CXX11_ABI=0"], False),

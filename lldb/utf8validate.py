@@ -6,6 +6,10 @@
 # (see lldb/README.md). It adds
 #
 #     utf8-check EXPR [LEN]    a command (see `help utf8-check`)
+#     utf8-annotate [on | off | max-bytes N | type NAME DATA LEN]
+#                              a summary provider adding the UTF-8 verdict to strings
+#                              wherever lldb shows them, an IDE's variables view
+#                              included (see `help utf8-annotate`)
 #     utf8validate.stop_if_invalid
 #                              a breakpoint callback that continues when the bytes
 #                              are well-formed, so the breakpoint stops only on
@@ -92,6 +96,11 @@ class _Context:
         if not target.IsValid():
             raise Error("no target: load a program or a core file first")
         return cls(target, exe_ctx.GetProcess(), exe_ctx.GetFrame())
+
+    @classmethod
+    def of_value(cls, value):
+        """Where `value` lives: its frame (invalid for a global), target and process."""
+        return cls(value.GetTarget(), value.GetProcess(), value.GetFrame())
 
     @classmethod
     def of_frame(cls, frame):
@@ -236,9 +245,24 @@ def _character_type_check(t, what):
 
 def _std_string(ctx, value, length):
     """The bytes of a std::string / std::string_view of libstdc++ or libc++, or None
-    when `value` is neither. The layouts are read from the object's bytes, since
-    clang's debug information often leaves the inner types (libstdc++'s
-    _Alloc_hider, libc++'s __rep) incomplete."""
+    when `value` is neither."""
+    found = _string_location(ctx, value)
+    if found is None:
+        return None
+    what, pointer, size, inline = found
+    size = shared.length_arg(length, size, what)
+    if inline is not None:
+        return inline[:size]
+    return ctx.read_exact(pointer, size) if size else b""
+
+
+def _string_location(ctx, value):
+    """(what, data pointer, size, characters or None) of a std::string /
+    std::string_view of libstdc++ or libc++, or None when `value` is neither; a
+    libc++ short string's characters are inside the object, and given instead of a
+    pointer. The layouts are read from the object's bytes, since clang's debug
+    information often leaves the inner types (libstdc++'s _Alloc_hider, libc++'s
+    __rep) incomplete."""
     t = value.GetType().GetCanonicalType()
     names = set(_field_names(t))
     order = _byte_order(ctx.target)
@@ -274,10 +298,7 @@ def _std_string(ctx, value, length):
     else:
         return None
     _character_type_check(t, what)
-    size = shared.length_arg(length, size, what)
-    if inline is not None:
-        return inline[:size]
-    return ctx.read_exact(pointer, size) if size else b""
+    return what, pointer, size, inline
 
 
 def _libcxx_string(value, raw, word, order):
@@ -414,8 +435,8 @@ utf8validate.stop_if_invalid with EXPR [LEN] as its `args` (one line):
 def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
     """Breakpoint callback: continues when the bytes that `args` (`EXPR [LEN]`, as
     for utf8-check, evaluated in the stopped frame) designates are well-formed UTF-8;
-    otherwise prints utf8-check's report and stops. When they cannot be read, it
-    prints why and stops."""
+    otherwise prints utf8-check's report and stops (see `_say` for where it prints).
+    When they cannot be read, it prints why and stops."""
     arguments = extra_args.GetValueForKey("args")
     try:
         if not arguments.IsValid():
@@ -427,12 +448,287 @@ def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
         data = _bytes_of_arguments(_Context.of_frame(frame), text)
         if shared.check(data) is None:
             return False
-        print("utf8-check %s\n%s" % (text, shared.report(data)))
+        _say("utf8-check %s\n%s" % (text, shared.report(data)))
     except Error as e:
-        print("error: utf8-check: %s" % e)
+        _say("error: utf8-check: %s" % e)
     return True
+
+
+def _say(text):
+    """Prints a line of the breakpoint callback where its user reads it: lldb's
+    output (Python's sys.stdout in a callback), or, when lldb discards that output,
+    the process's standard output. lldb-vscode 14 (an IDE's lldb adapter) sets lldb's
+    output to the null device and forwards its own standard output to the IDE as
+    `output` events; so there the report reaches the IDE's debug console."""
+    if not _is_null_device(sys.stdout):
+        print(text)
+        return
+    data = (text + "\n").encode()
+    while data:
+        data = data[os.write(1, data) :]
+
+
+def _is_null_device(stream):
+    """Whether the file `stream` writes to is the null device."""
+    try:
+        written, null = os.fstat(stream.fileno()), os.stat(os.devnull)
+    except (AttributeError, OSError, ValueError):
+        return False
+    return (written.st_dev, written.st_ino) == (null.st_dev, null.st_ino)
+
+
+# --- utf8-annotate: the summary provider ------------------------------------------------
+#
+# lldb asks the provider for a value's summary wherever it shows one (`frame
+# variable`, `p`, an IDE's variables view). It returns lldb's text for the string with
+# the verdict appended. lldb 14 gives a Python provider no way to ask for the summary
+# it replaces (the provider's own category matches every value of the type, helper
+# values included), so the text is built here as lldb's string printer builds it:
+# UTF-8 characters as they are, C escapes, other bytes as \xNN, a closing `...` when
+# target.max-string-summary-length cuts it. For char pointers and arrays and libc++'s
+# strings, that is the text lldb shows; for libstdc++'s std::string (which lldb 14
+# cuts at an embedded NUL, or fails to parse with clang's debug information) and
+# std::string_view (no summary), it is the text of their size() bytes.
+
+CATEGORY = "utf8validate"
+
+# What the summaries match, as lldb's type-name regular expressions (POSIX ERE).
+_ANNOTATED_REGEXES = [
+    r"^(const )?((un)?signed )?char ?\*( const)?$",
+    r"^(const )?((un)?signed )?char ?\[[0-9]+\]$",
+    r"^std::(__[[:alnum:]]+::)?(string|basic_string<char, .*>)$",
+    r"^std::(__[[:alnum:]]+::)?(string_view|basic_string_view<char, .*>)$",
+]
+
+# lldb's escapes of a string's bytes (StringPrinter's C++ style).
+_ESCAPES = {0: "\\0", 7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f",
+            13: "\\r", 0x22: '\\"', 0x5C: "\\\\"}
+
+
+class _Annotate:
+    """utf8-annotate's settings: whether it is on, the bytes read per string, and the
+    registered (pointer, length) structs, NAME -> (DATA, LEN)."""
+
+    enabled = False
+    max_bytes = shared.ANNOTATE_MAX_BYTES
+    types = {}
+
+
+def _sequence_length(lead):
+    """The length of the UTF-8 sequence `lead` starts, 0 when it starts none."""
+    if lead < 0x80:
+        return 1
+    for length, low, high in ((2, 0xC2, 0xDF), (3, 0xE0, 0xEF), (4, 0xF0, 0xF4)):
+        if low <= lead <= high:
+            return length
+    return 0
+
+
+def quoted(data):
+    """`data` in double quotes as lldb 14 prints a string: well-formed printable
+    characters as they are, C escapes, other characters as \\U and 8 hex digits, a
+    byte that starts no well-formed sequence as \\x and its hex digits."""
+    out = ['"']
+    i = 0
+    while i < len(data):
+        n = _sequence_length(data[i])
+        try:
+            character = data[i : i + n].decode("utf-8") if n else None
+        except UnicodeDecodeError:
+            character = None
+        if character is None:  # not UTF-8: the byte in hex
+            out.append("\\x%x" % data[i])
+            i += 1
+            continue
+        code = ord(character)
+        if code in _ESCAPES:
+            out.append(_ESCAPES[code])
+        elif character.isprintable():
+            out.append(character)
+        else:
+            out.append("\\U%08x" % code)
+        i += n
+    out.append('"')
+    return "".join(out)
+
+
+def _summary_length(target):
+    """target.max-string-summary-length: the bytes of a string lldb shows."""
+    value = lldb.SBDebugger.GetInternalVariableValue(
+        "target.max-string-summary-length", target.GetDebugger().GetInstanceName()
+    )
+    try:
+        return int(value.GetStringAtIndex(0))
+    except (TypeError, ValueError):
+        return 1024
+
+
+def _text(target, data, size):
+    """lldb's text for a string of `size` bytes (None: NUL-terminated) whose first
+    bytes are `data`: at most max-string-summary-length of them, then `...` when
+    there are more."""
+    shown = _summary_length(target)
+    more = len(data) > shown or (size is not None and size > shown)
+    return quoted(data[:shown]) + ("..." if more else "")
+
+
+def _pointer_summary(ctx, value):
+    """A NUL-terminated string: its text and verdict; none for NULL (lldb shows just
+    the address)."""
+    address = value.GetValueAsUnsigned()
+    if address == 0:
+        return ""
+    data, stop = shared.read_cstring_prefix(ctx.read, address, _Annotate.max_bytes)
+    unreadable = stop if isinstance(stop, int) else None
+    verdict = shared.annotation(data, "cap" if stop == "cap" else None, unreadable)
+    if unreadable == address:  # not one byte to show
+        return verdict
+    return "%s %s" % (_text(ctx.target, data, None if stop is None else len(data) + 1), verdict)
+
+
+def _bytes_summary(ctx, address, size, inline=None, text_data=None):
+    """The text and verdict of `size` bytes at `address` (or the characters `inline`),
+    at most max-bytes of them read."""
+    wanted = min(size, _Annotate.max_bytes)
+    if inline is not None:
+        data, unreadable = bytes(inline[:wanted]), None
+    else:
+        data, unreadable = shared.read_prefix(ctx.read, address, wanted)
+    verdict = shared.annotation(data, size, unreadable)
+    if unreadable is not None and unreadable == address:  # not one byte to show
+        return verdict
+    shown = data if text_data is None else text_data(data)
+    return "%s %s" % (_text(ctx.target, shown, size), verdict)
+
+
+def _array_summary(ctx, value, t):
+    """A char array: all its bytes; lldb's text leaves out one final NUL."""
+    size = t.GetByteSize()
+    address = value.GetLoadAddress()
+    if address == lldb.LLDB_INVALID_ADDRESS:  # not in memory: an expression's result
+        inline = _object_bytes(value)
+    else:
+        inline = None
+
+    def without_final_nul(data):
+        return data[:-1] if len(data) == size and data.endswith(b"\0") else data
+
+    return _bytes_summary(ctx, address, size, inline, without_final_nul)
+
+
+def _struct_summary(ctx, value, fields):
+    """A registered (pointer, length) struct: the LEN bytes DATA points to."""
+    data_name, length_name = fields
+    pointer = value.GetChildMemberWithName(data_name)
+    length = value.GetChildMemberWithName(length_name)
+    if not pointer.IsValid() or not length.IsValid():
+        return ""
+    address, size = pointer.GetValueAsUnsigned(), length.GetValueAsUnsigned()
+    if address == 0:
+        return "NULL [no string: %s is NULL]" % data_name if size else '"" [valid UTF-8]'
+    return _bytes_summary(ctx, address, size)
+
+
+def _summary(value):
+    """The annotated summary of `value`, or "" for none."""
+    value = value.GetNonSyntheticValue()
+    ctx = _Context.of_value(value)
+    t = value.GetType().GetCanonicalType()
+    if t.IsPointerType():
+        return _pointer_summary(ctx, value) if _is_byte(t.GetPointeeType()) else ""
+    if t.IsArrayType():
+        return _array_summary(ctx, value, t) if _is_byte(t.GetArrayElementType()) else ""
+    fields = _Annotate.types.get(value.GetType().GetUnqualifiedType().GetName()) or \
+        _Annotate.types.get(t.GetUnqualifiedType().GetName())
+    if fields is not None:
+        return _struct_summary(ctx, value, fields)
+    found = _string_location(ctx, value)
+    if found is None:
+        return ""
+    _, pointer, size, inline = found
+    return _bytes_summary(ctx, pointer, size, inline)
+
+
+def annotate_summary(value, internal_dict):
+    """The summary provider of the category utf8validate: lldb's text of a string
+    followed by its verdict. It never raises (lldb would show the exception as the
+    value's summary): what it cannot read shows in the verdict, and anything else
+    leaves the value without a summary."""
+    try:
+        return _summary(value)
+    except Exception:  # any failure at all: no summary rather than a traceback
+        return ""
+
+
+def _category(debugger):
+    """The category utf8validate, created with its summaries on first use."""
+    category = debugger.GetCategory(CATEGORY)
+    if category.IsValid():
+        return category
+    category = debugger.CreateCategory(CATEGORY)
+    summary = _provider()
+    for regex in _ANNOTATED_REGEXES:
+        category.AddTypeSummary(lldb.SBTypeNameSpecifier(regex, True), summary)
+    return category
+
+
+def _provider(options=lldb.eTypeOptionHideChildren | lldb.eTypeOptionCascade):
+    """The summary of annotate_summary; its children hidden by default, as lldb's own
+    string summaries hide them."""
+    return lldb.SBTypeSummary.CreateWithFunctionName(__name__ + ".annotate_summary", options)
+
+
+def _set_enabled(debugger, enabled):
+    """Enables the category ahead of every other (so it replaces lldb's own string
+    summaries), or disables it."""
+    category = _category(debugger)
+    if enabled:
+        # `type category enable` puts it right after `default` (the user's own
+        # summaries), ahead of lldb's; SBTypeCategory.SetEnabled gives no position.
+        debugger.HandleCommand("type category disable " + CATEGORY)
+        debugger.HandleCommand("type category enable " + CATEGORY)
+    else:
+        category.SetEnabled(False)
+    _Annotate.enabled = enabled
+
+
+def utf8_annotate(debugger, command, exe_ctx, result, internal_dict):
+    try:
+        action = shared.parse_annotate(command)
+    except Error as e:
+        result.SetError(str(e))
+        return
+    if action[0] in ("on", "off"):
+        _set_enabled(debugger, action[0] == "on")
+    elif action[0] == "max-bytes":
+        _Annotate.max_bytes = action[1]
+    elif action[0] == "type":
+        name, data, length = action[1:]
+        _Annotate.types[name] = (data, length)
+        # A project's struct keeps its fields for expanding.
+        _category(debugger).AddTypeSummary(
+            lldb.SBTypeNameSpecifier(name, False), _provider(lldb.eTypeOptionCascade)
+        )
+    result.AppendMessage(
+        shared.annotate_settings(_Annotate.enabled, _Annotate.max_bytes, _Annotate.types)
+    )
+
+
+utf8_annotate.__doc__ = "Annotate strings with whether they are well-formed UTF-8.\n\n" + (
+    shared.ANNOTATE_HELP
+    % {
+        "where": "lldb shows it (frame variable,\nan IDE's variables view)",
+        "types": "std::string and std::string_view\n                          (libstdc++, libc++)",
+        "max": shared.ANNOTATE_MAX_BYTES,
+        "wrapped": "lldb's text of the string,\n"
+        "up to target.max-string-summary-length; for libstdc++'s std::string and\n"
+        "std::string_view, which lldb 14 cuts at a NUL or does not show, the text of\n"
+        "their size() bytes",
+    }
+)
 
 
 def __lldb_init_module(debugger, internal_dict):
     # The module's name is the imported file's stem.
     debugger.HandleCommand("command script add -f %s.utf8_check utf8-check" % __name__)
+    debugger.HandleCommand("command script add -f %s.utf8_annotate utf8-annotate" % __name__)
