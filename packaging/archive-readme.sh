@@ -126,7 +126,9 @@ Either of
 \`\`\`
 
 adds a \`utf8-check EXPR [LEN]\` command that says whether a buffer in the debugged
-program is valid UTF-8, and where and why not (see \`share/utf8validate/gdb/README.md\`).
+program is valid UTF-8, and where and why not, and \`utf8-annotate on\`, which adds that
+verdict to every string the debugger prints, in an IDE's variables view too (see
+\`share/utf8validate/gdb/README.md\` and \`share/utf8validate/lldb/README.md\`).
 They load this archive's \`lib/libutf8validate.so\` into the debugger (Linux
 archives with a shared library), or the one named by \`UTF8VALIDATE_LIB\`.
 
