@@ -4,7 +4,7 @@
 //!
 //! - `c_suite_*`: the suite (`test_main.c` and the `test_*.c` groups) linked statically,
 //!   dynamically (the `.so` is really loaded: `ldd` must show it), with AddressSanitizer
-//!   + UndefinedBehaviorSanitizer, and against the `.so` under valgrind (the release
+//!   and UndefinedBehaviorSanitizer, and against the `.so` under valgrind (the release
 //!   library's: the tests built with optimisation).
 //! - `guard_pages_*`: `guard_pages.c` run as a child process; death by a signal (a read
 //!   outside the buffer hit a `PROT_NONE` page) is a failure.
