@@ -187,9 +187,10 @@ echo "ok: gdb: source share/utf8validate/gdb/utf8validate.py; utf8-check; utf8-a
 lldb_pythonpath=$(dirname "$(find "$(dirname "$(dirname "$(readlink -f "$(command -v lldb)")")")"/lib/python3* \
   -name embedded_interpreter.py -path '*/lldb/*' | head -n 1)")/..
 PATH=/usr/bin:/bin PYTHONPATH=$lldb_pythonpath lldb --batch -o "command script import $u/share/utf8validate/lldb/utf8validate.py" -o 'breakpoint set -n stop_here' \
-  -o run -o 'utf8-check request' -o kill "$scratch/prog" >"$scratch/lldb.out" 2>&1 || true
+  -o run -o 'utf8-check request' -o 'utf8-annotate on' -o 'target variable request' -o kill "$scratch/prog" >"$scratch/lldb.out" 2>&1 || true
 grep -q 'invalid UTF-8 at byte 3 (line 1, char 4): ' "$scratch/lldb.out" || { cat "$scratch/lldb.out" >&2; fail "lldb extension from the archive"; }
-echo "ok: lldb: command script import share/utf8validate/lldb/utf8validate.py; utf8-check"
+grep -q ' request = .* \[invalid UTF-8 at byte 3: surrogate (ED)\]$' "$scratch/lldb.out" || { cat "$scratch/lldb.out" >&2; fail "lldb: utf8-annotate from the archive"; }
+echo "ok: lldb: command script import share/utf8validate/lldb/utf8validate.py; utf8-check; utf8-annotate"
 
 step "archive x86_64-linux-musl (musl-gcc), aarch64-linux-gnu (qemu-aarch64), i686-linux-gnu (qemu-i386)"
 bash packaging/archive-test.sh "$(unpack "$archive-x86_64-linux-musl.tar.xz")" musl c-tests/consumers "$scratch/at-musl"
