@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import re
 import sys
 import sysconfig
 
@@ -286,6 +287,61 @@ def length_arg(length, available=None, what=None):
     if available is not None and length > available:
         raise Error("LEN %d exceeds the %d bytes of %s" % (length, available, what))
     return length
+
+
+# --- libstdc++'s std::string read from memory ---------------------------------------
+#
+# libstdc++ declares basic_string<char> an extern template, so clang++ (without
+# -fstandalone-debug) describes it only in a translation unit that instantiates a
+# member of it: in a program's debug information it is often an incomplete type, a
+# name without fields or size. Such a string is read from the program's memory as
+# libstdc++ lays it out, when its names say it holds char.
+
+# libstdc++'s basic_string: std::__cxx11:: for the C++11 ABI, std:: for the
+# copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0).
+_LIBSTDCXX_STRING = re.compile(r"^(?:const |volatile )*std::(__cxx11::)?basic_string<")
+_CHAR_STRING = re.compile(
+    r"^(?:const |volatile )*std::(?:__cxx11::)?(?:string$|basic_string<\s*char\s*[,>])"
+)
+
+
+def incomplete_string_abi(names):
+    """The ABI of an incomplete libstdc++ std::string known by `names` (its type's
+    name, the names its typedefs stand for, its canonical name last): "cxx11" or
+    "cow"; None when the canonical name is not libstdc++'s basic_string. Raises Error
+    when no name says its characters are char (e.g. std::wstring): the layout of
+    other strings is not guessed."""
+    match = _LIBSTDCXX_STRING.match(names[-1])
+    if match is None:
+        return None
+    if not any(_CHAR_STRING.match(name) for name in names):
+        raise Error(
+            "%s is an incomplete type in the debug information (clang++ without"
+            " -fstandalone-debug), whose characters are not known to be char: only"
+            " std::string is read from memory, e.g. utf8-check *(std::string *)&EXPR"
+            % names[0]
+        )
+    return "cxx11" if match.group(1) else "cow"
+
+
+def cow_string_size(word_at, pointer, word):
+    """The size of a copy-on-write libstdc++ string whose data is at `pointer`: its
+    _Rep { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
+    `word_at(address)` reads a `word`-byte unsigned integer or raises Error."""
+    try:
+        return word_at(pointer - 3 * word)
+    except Error as e:
+        raise Error("cannot read the length stored before the string's data: %s" % e)
+
+
+def libstdcxx_string_span(word_at, address, word, abi):
+    """(data pointer, size) of the libstdc++ std::string at `address`, of the ABI
+    `abi` ("cxx11" or "cow"), from its words: the data pointer first, then (C++11
+    ABI) the size."""
+    pointer = word_at(address)
+    if abi == "cxx11":
+        return pointer, word_at(address + word)
+    return pointer, cow_string_size(word_at, pointer, word)
 
 
 # --- the arguments ---------------------------------------------------------------

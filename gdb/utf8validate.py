@@ -153,21 +153,81 @@ def _length_arg(length, available=None, what=None):
     return _gdb_errors(shared.length_arg, length, available, what)
 
 
+def _size_t():
+    """The type of libstdc++'s sizes and of the words read from its strings."""
+    return gdb.lookup_type("unsigned long")
+
+
+def _word_at(address):
+    """The unsigned long at `address` in the program's memory, or shared.Error."""
+    try:
+        return int(gdb.Value(address).cast(_size_t().pointer()).dereference())
+    except (gdb.MemoryError, gdb.error, OverflowError):
+        raise shared.Error("cannot read memory at 0x%x" % (address % (1 << 64)))
+
+
+def _type_names(t):
+    """The names of `t`, of the types its typedefs stand for, and its canonical name
+    (typedefs stripped) last."""
+    names = []
+    while t.code == gdb.TYPE_CODE_TYPEDEF:
+        names.append(str(t.unqualified()))
+        t = t.target()
+    stripped = t.strip_typedefs().unqualified()
+    names.append(stripped.tag or stripped.name or str(stripped))
+    return names
+
+
+def _is_incomplete(t):
+    """Whether the struct `t` (typedefs stripped) is a name without a definition in
+    the debug information, as clang++ leaves libstdc++'s std::string."""
+    return t.code == gdb.TYPE_CODE_STRUCT and t.sizeof == 0 and not _field_names(t)
+
+
+def _incomplete_string_span(value):
+    """(address of the data, size, what) of a libstdc++ std::string whose type is
+    incomplete, read from the object's memory (see the shared
+    incomplete_string_abi), or None when `value` is no libstdc++ string."""
+    abi = _gdb_errors(shared.incomplete_string_abi, _type_names(value.type))
+    if abi is None:
+        return None
+    if value.address is None:
+        raise gdb.GdbError("the string is not in the program's memory")
+    pointer, size = _gdb_errors(
+        shared.libstdcxx_string_span, _word_at, int(value.address), _size_t().sizeof, abi
+    )
+    return pointer, size, "the string"
+
+
+def _bytes_pointer(pointer, what):
+    """The address `pointer` holds, or gdb.GdbError when it points to other than
+    1-byte characters."""
+    if not _points_to_bytes(pointer):
+        raise gdb.GdbError(
+            "%s holds %s, not bytes: only strings of 1-byte characters can be UTF-8"
+            % (what, pointer.type.target())
+        )
+    return int(pointer)
+
+
 def _std_string_span(value, t):
-    """(pointer to the data, size, what) of a libstdc++ std::string /
-    std::string_view (either string ABI), or None when `value` is neither. Reads the
-    size from the program's memory (gdb.MemoryError when it cannot)."""
+    """(address of the data, size, what) of a libstdc++ std::string /
+    std::string_view (either string ABI, its type complete or not), or None when
+    `value` is neither. Reads the size from the program's memory (gdb.MemoryError or
+    gdb.GdbError when it cannot); refuses strings of other than 1-byte characters."""
     names = _field_names(t)
     if "_M_str" in names and "_M_len" in names:  # std::basic_string_view
-        return value["_M_str"], int(value["_M_len"]), "the string_view"
-    if "_M_dataplus" in names and "_M_string_length" in names:  # C++11 ABI
-        return value["_M_dataplus"]["_M_p"], int(value["_M_string_length"]), "the string"
-    if "_M_dataplus" in names:  # the old copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0)
-        pointer = value["_M_dataplus"]["_M_p"]
-        # Its _Rep { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
-        size_t = gdb.lookup_type("unsigned long")
-        header = pointer.cast(size_t.pointer()) - 3
-        return pointer, int(header.dereference()), "the string"
+        what = "the string_view"
+        return _bytes_pointer(value["_M_str"], what), int(value["_M_len"]), what
+    if "_M_dataplus" in names:
+        pointer = _bytes_pointer(value["_M_dataplus"]["_M_p"], "the string")
+        if "_M_string_length" in names:  # C++11 ABI
+            return pointer, int(value["_M_string_length"]), "the string"
+        # The old copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0).
+        size = _gdb_errors(shared.cow_string_size, _word_at, pointer, _size_t().sizeof)
+        return pointer, size, "the string"
+    if _is_incomplete(t):
+        return _incomplete_string_span(value)
     return None
 
 
@@ -176,26 +236,35 @@ def _points_to_bytes(pointer):
     return _byte_sized(pointer.type.strip_typedefs().target().strip_typedefs())
 
 
+def _span_bytes(address, size, what, length):
+    """The `size` bytes at `address` of `what`, or its first `length`."""
+    size = _length_arg(length, size, what)
+    return _read(address, size) if size else b""
+
+
 def _std_string(value, t, length):
     """The bytes of a libstdc++ std::string / std::string_view, or None when `value`
     is neither."""
     span = _std_string_span(value, t)
-    if span is None:
+    return None if span is None else _span_bytes(*span, length=length)
+
+
+def _registered_span(value):
+    """(address, size, what) of a struct registered with `utf8-annotate type NAME
+    DATA LEN`: the LEN bytes its field DATA points to; None when `value`'s type is
+    not registered."""
+    name = _registered_name(value.type)
+    if name is None:
         return None
-    pointer, size, what = span
-    if not _points_to_bytes(pointer):
-        raise gdb.GdbError(
-            "%s holds %s, not bytes: only strings of 1-byte characters can be UTF-8"
-            % (what, pointer.type.target())
-        )
-    size = _length_arg(length, size, what)
-    return _read(int(pointer), size) if size else b""
+    data, length = _annotate.types[name]
+    return int(value[data]), int(value[length]), "the %s's %s" % (name, data)
 
 
 def bytes_of(value, length=None):
     """The bytes `value` designates (see `help utf8-check`): a pointer to 1-byte
     characters (`length` bytes, or up to its NUL), an array of them (its size, or
-    `length`), or a libstdc++ std::string / std::string_view."""
+    `length`), a struct registered with `utf8-annotate type`, or a libstdc++
+    std::string / std::string_view."""
     t = value.type.strip_typedefs()
     while t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
         value = value.referenced_value()
@@ -243,12 +312,16 @@ def bytes_of(value, length=None):
             return bytes(int(value[i]) & 0xFF for i in range(size))
         return _read(int(address), size)
     if t.code in (gdb.TYPE_CODE_STRUCT, gdb.TYPE_CODE_UNION):
+        span = _registered_span(value)
+        if span is not None:
+            return _span_bytes(*span, length=length)
         data = _std_string(value, t, length)
         if data is not None:
             return data
     raise gdb.GdbError(
-        "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string"
-        " or a std::string_view, not %s" % value.type
+        "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string,"
+        " a std::string_view or a type registered with utf8-annotate type, not %s"
+        % value.type
     )
 
 
@@ -421,8 +494,7 @@ def _std_string_verdict(value):
 
 def _registered_verdict(value):
     """The verdict on the LEN bytes the DATA field of a registered type points to."""
-    data, length = _annotate.types[_registered_name(value.type)]
-    return _span_verdict(int(value[data]), int(value[length]))
+    return _span_verdict(*_registered_span(value)[:2])
 
 
 def _verdict(data, size=None, unreadable=None):
@@ -472,7 +544,12 @@ def _wrapped_text(value):
     already there (libstdc++'s for a std::string), else gdb's own formatting."""
     _annotate.formatting += 1
     try:
-        return value.format_string()
+        # An incomplete type (libstdc++'s std::string under clang++) is gdb's own
+        # `<incomplete type>`: libstdc++'s printer fails on it.
+        t = value.type.strip_typedefs()
+        while t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
+            t = t.target().strip_typedefs()
+        return value.format_string(raw=_is_incomplete(t))
     except gdb.error as e:
         return "<error: %s>" % e
     finally:

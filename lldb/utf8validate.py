@@ -71,9 +71,9 @@ if hasattr(lldb, "eBasicTypeChar8"):
     _BYTE_TYPES.add(lldb.eBasicTypeChar8)
 
 
-# libc++'s basic_string, in its versioned inline namespace (std::__1 by default);
-# libstdc++'s std::__cxx11::basic_string is recognised by its fields first.
-_LIBCXX_STRING = re.compile(r"^std::__\w+::basic_string<")
+# libc++'s basic_string, in its versioned inline namespace (std::__1 by default), and
+# not libstdc++'s std::__cxx11::basic_string.
+_LIBCXX_STRING = re.compile(r"^std::__(?!cxx11::)\w+::basic_string<")
 
 # A decimal or hexadecimal integer literal, with an optional sign and C suffix.
 _INTEGER = re.compile(r"^([+-]?(?:0[xX][0-9a-fA-F]+|[1-9][0-9]*|0))[uUlL]*$")
@@ -232,6 +232,40 @@ def _object_bytes(value):
     return raw
 
 
+def _is_incomplete(t):
+    """Whether the type `t` is a name without a definition in the debug information
+    (no fields, no size), as clang++ leaves libstdc++'s std::string."""
+    t = t.GetCanonicalType()
+    return t.GetByteSize() == 0 and t.GetNumberOfFields() == 0
+
+
+def _type_names(t):
+    """The names of `t`, of the types its typedefs stand for, and its canonical name
+    last, all without qualifiers."""
+    names = []
+    t = t.GetUnqualifiedType()
+    while t.IsTypedefType():
+        names.append(t.GetName())
+        t = t.GetTypedefedType().GetUnqualifiedType()
+    names.append(t.GetCanonicalType().GetUnqualifiedType().GetName())
+    return names
+
+
+def _incomplete_string(ctx, value):
+    """(data pointer, size) of a libstdc++ std::string whose type is incomplete, read
+    from the object's memory (see the shared incomplete_string_abi), or None when
+    `value` (or the reference `value`) is no libstdc++ string."""
+    t, address = value.GetType(), value.GetLoadAddress()
+    if t.IsReferenceType():  # lldb makes no value of the incomplete type it refers to
+        t, address = t.GetDereferencedType(), value.GetValueAsUnsigned()
+    abi = shared.incomplete_string_abi(_type_names(t))
+    if abi is None:
+        return None
+    if address == lldb.LLDB_INVALID_ADDRESS:
+        raise Error("the string is not in the program's memory")
+    return shared.libstdcxx_string_span(ctx.word, address, ctx.target.GetAddressByteSize(), abi)
+
+
 def _character_type_check(t, what):
     """Refuses strings of other than 1-byte characters (their first template
     argument)."""
@@ -264,6 +298,8 @@ def _string_location(ctx, value):
     information often leaves the inner types (libstdc++'s _Alloc_hider, libc++'s
     __rep) incomplete."""
     t = value.GetType().GetCanonicalType()
+    if t.IsReferenceType() and _is_incomplete(t.GetDereferencedType()):
+        t = t.GetDereferencedType().GetCanonicalType()
     names = set(_field_names(t))
     order = _byte_order(ctx.target)
     word = ctx.target.GetAddressByteSize()
@@ -280,18 +316,18 @@ def _string_location(ctx, value):
         pointer = int.from_bytes(raw[at : at + word], order)
         if "_M_string_length" in names:  # the C++11 ABI
             size = value.GetChildMemberWithName("_M_string_length").GetValueAsUnsigned()
-        else:
-            # The copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0): its _Rep
-            # { size_t _M_length, _M_capacity; int _M_refcount; } precedes the data.
-            try:
-                size = ctx.word(pointer - 3 * word)
-            except Error as e:
-                raise Error("cannot read the length stored before the string's data: %s" % e)
+        else:  # the copy-on-write string (_GLIBCXX_USE_CXX11_ABI=0)
+            size = shared.cow_string_size(ctx.word, pointer, word)
     elif {"__data", "__size"} <= names or {"__data_", "__size_"} <= names:
         what = "the string_view"  # libc++ std::basic_string_view
         suffix = "" if "__data" in names else "_"
         pointer = value.GetChildMemberWithName("__data" + suffix).GetValueAsUnsigned()
         size = value.GetChildMemberWithName("__size" + suffix).GetValueAsUnsigned()
+    elif not names and _is_incomplete(t):  # libstdc++'s std::string under clang++
+        span = _incomplete_string(ctx, value)
+        if span is None:
+            return None
+        return ("the string",) + span + (None,)
     elif "__r_" in names or _LIBCXX_STRING.match(t.GetUnqualifiedType().GetName()):
         what = "the string"  # libc++ std::basic_string
         pointer, size, inline = _libcxx_string(value, _object_bytes(value), word, order)
@@ -310,6 +346,11 @@ def _libcxx_string(value, raw, word, order):
     flag in bit 7 of its last byte, with the short size in bits 0-6."""
     if order != "little":
         raise Error("libc++ strings are read on little-endian targets only")
+    if len(raw) < 3 * word:
+        raise Error(
+            "%s has %d bytes in the debug information, not a libc++ string's %d"
+            % (value.GetTypeName(), len(raw), 3 * word)
+        )
 
     def at(offset):
         return int.from_bytes(raw[offset : offset + word], order)
@@ -337,18 +378,44 @@ def _libcxx_string(value, raw, word, order):
     return None, size, raw[1 : 1 + size]
 
 
+def _registered_fields(value):
+    """(NAME, DATA, LEN) of the struct type of `value` registered with `utf8-annotate
+    type NAME DATA LEN` (under its own name or its canonical one), or None."""
+    for t in (value.GetType(), value.GetType().GetCanonicalType()):
+        name = t.GetUnqualifiedType().GetName()
+        if name in _Annotate.types:
+            return (name,) + _Annotate.types[name]
+    return None
+
+
+def _registered_bytes(ctx, value, registered, length):
+    """The LEN bytes the field DATA of a registered struct points to, or the first
+    `length` of them."""
+    name, data_name, length_name = registered
+    what = "the %s's %s" % (name, data_name)
+    pointer = value.GetChildMemberWithName(data_name)
+    size = value.GetChildMemberWithName(length_name)
+    for field, field_name in ((pointer, data_name), (size, length_name)):
+        if not field.IsValid():
+            raise Error("%s has no field %s" % (value.GetTypeName(), field_name))
+    size = shared.length_arg(length, _integer(size, "its %s" % length_name), what)
+    return ctx.read_exact(pointer.GetValueAsUnsigned(), size) if size else b""
+
+
 def bytes_of(ctx, value, length=None):
     """The bytes `value` designates (see `help utf8-check`): a pointer to 1-byte
     characters (`length` bytes, or up to its NUL), an array of them (its size, or
-    `length`), or a std::string / std::string_view (libstdc++ or libc++)."""
+    `length`), a struct registered with `utf8-annotate type`, or a std::string /
+    std::string_view (libstdc++ or libc++)."""
     if isinstance(value, int):
         raise Error(
-            "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string"
-            " or a std::string_view, not an integer"
+            "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string,"
+            " a std::string_view or a type registered with utf8-annotate type, not an"
+            " integer"
         )
     value = value.GetNonSyntheticValue()
     t = value.GetType().GetCanonicalType()
-    while t.IsReferenceType():
+    while t.IsReferenceType() and not _is_incomplete(t.GetDereferencedType()):
         value = value.Dereference().GetNonSyntheticValue()
         t = value.GetType().GetCanonicalType()
     if t.IsPointerType():
@@ -386,13 +453,18 @@ def bytes_of(ctx, value, length=None):
             # Not in the program's memory: the result of an expression.
             return _object_bytes(value)[:size]
         return ctx.read_exact(address, size) if size else b""
-    if t.GetTypeClass() in (lldb.eTypeClassClass, lldb.eTypeClassStruct):
+    # A reference left is one to an incomplete type, of which lldb makes no value.
+    if t.IsReferenceType() or t.GetTypeClass() in (lldb.eTypeClassClass, lldb.eTypeClassStruct):
+        registered = _registered_fields(value)
+        if registered is not None:
+            return _registered_bytes(ctx, value, registered, length)
         data = _std_string(ctx, value, length)
         if data is not None:
             return data
     raise Error(
-        "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string"
-        " or a std::string_view, not %s" % value.GetTypeName()
+        "utf8-check needs a char/unsigned char/uint8_t pointer or array, a std::string,"
+        " a std::string_view or a type registered with utf8-annotate type, not %s"
+        % value.GetTypeName()
     )
 
 
@@ -404,11 +476,20 @@ def _bytes_of_arguments(ctx, arguments):
 # --- the command and the breakpoint callback -----------------------------------------
 
 
+def _unexpected(e):
+    """The error text of an exception that is not one of the extension's Errors: a
+    bug or an lldb the extension does not know, reported without a traceback."""
+    return "utf8-check failed unexpectedly (%s: %s); please report it" % (type(e).__name__, e)
+
+
 def utf8_check(debugger, command, exe_ctx, result, internal_dict):
     try:
         text = shared.report(_bytes_of_arguments(_Context.of_command(exe_ctx), command))
     except Error as e:
         result.SetError(str(e))
+        return
+    except Exception as e:  # a traceback in lldb's output is no answer
+        result.SetError(_unexpected(e))
         return
     result.AppendMessage(text)
 
@@ -451,6 +532,8 @@ def stop_if_invalid(frame, bp_loc, extra_args, internal_dict):
         _say("utf8-check %s\n%s" % (text, shared.report(data)))
     except Error as e:
         _say("error: utf8-check: %s" % e)
+    except Exception as e:
+        _say("error: %s" % _unexpected(e))
     return True
 
 
@@ -638,10 +721,9 @@ def _summary(value):
         return _pointer_summary(ctx, value) if _is_byte(t.GetPointeeType()) else ""
     if t.IsArrayType():
         return _array_summary(ctx, value, t) if _is_byte(t.GetArrayElementType()) else ""
-    fields = _Annotate.types.get(value.GetType().GetUnqualifiedType().GetName()) or \
-        _Annotate.types.get(t.GetUnqualifiedType().GetName())
-    if fields is not None:
-        return _struct_summary(ctx, value, fields)
+    registered = _registered_fields(value)
+    if registered is not None:
+        return _struct_summary(ctx, value, registered[1:])
     found = _string_location(ctx, value)
     if found is None:
         return ""
