@@ -545,11 +545,13 @@ def _wrapped_text(value):
     _annotate.formatting += 1
     try:
         # An incomplete type (libstdc++'s std::string under clang++) is gdb's own
-        # `<incomplete type>`: libstdc++'s printer fails on it.
+        # `<incomplete type>` (`@ADDRESS: <incomplete type>` for a reference to
+        # one): libstdc++'s printer fails on it.
         t = value.type.strip_typedefs()
         while t.code in (gdb.TYPE_CODE_REF, gdb.TYPE_CODE_RVALUE_REF):
             t = t.target().strip_typedefs()
-        return value.format_string(raw=_is_incomplete(t))
+        incomplete = _is_incomplete(t)
+        return value.format_string(raw=incomplete, deref_refs=incomplete)
     except gdb.error as e:
         return "<error: %s>" % e
     finally:

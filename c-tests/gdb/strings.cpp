@@ -2,6 +2,8 @@
 // std::string (short, in its inline buffer, and long, on the heap; with an embedded
 // NUL) and std::string_view, read by utf8-check; and, for the GDB/MI test, a C
 // string, a char[N] and (pointer, length) pairs. Needs C++17 (string_view).
+// -DINCOMPLETE_STRING builds it so that clang++ leaves libstdc++'s std::string an
+// incomplete type in the debug information.
 #include <cstddef>
 #include <cstdio>
 #include <string>
@@ -17,9 +19,16 @@ __attribute__((noinline)) void checkpoint() {}
 
 int main() {
   // Short: "Grüße" fits in the small-string buffer.
-  std::string short_ok = "Gr\xC3\xBC\xC3\x9F" "e";
+  std::string short_ok("Gr\xC3\xBC\xC3\x9F" "e", 7);
   // Long (heap): 40 ASCII bytes, then a lone continuation byte 80 at byte 40.
+#ifdef INCOMPLETE_STRING
+  // Without operator+ (nor any other member template of std::string, such as the
+  // constructor from a C string alone): clang++ (without -fstandalone-debug) then
+  // describes libstdc++'s std::string, an extern template, by its name only.
+  std::string long_bad("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\x80" "tail", 45);
+#else
   std::string long_bad = std::string(40, 'a') + "\x80" + "tail";
+#endif
   // An embedded NUL (valid UTF-8) and then a surrogate at byte 6: only the
   // string's size counts, not its first NUL.
   std::string with_nul("ab\0cd\n\xED\xA0\x80", 9);
