@@ -8,8 +8,10 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
   with ill-formed bodies, and its report is utf8check's;
 - the same checks on the core file (`process save-core`) written at the first stop,
   and the heap (not in such a core) reported as unreadable;
-- std::string and std::string_view of libstdc++ (both string ABIs) and, when clang++
-  can build with it, libc++: live and on a core file;
+- std::string and std::string_view of libstdc++ (both string ABIs, std::string's type
+  complete, and incomplete as clang++ leaves it in most programs) and, when clang++
+  can build with it, libc++: live and on a core file, utf8-check and utf8-annotate's
+  verdicts; structs registered with `utf8-annotate type`;
 - a core file without the writable data the program changed: reported as
   unreadable, not read from the program's file;
 - error messages, a function call in EXPR refused without calling it, a callback
@@ -375,19 +377,42 @@ STRING_CHECKS = [
     ("prefix", "utf8-check long_bad 40", LONG_BAD[:40]),
     ("too-long", "utf8-check long_bad 46", "error: LEN 46 exceeds the 45 bytes of the string"),
 ]
+# strings.cpp's (pointer, length) structs, registered with `utf8-annotate type
+# span ptr len`: body is with_nul's first 5 bytes, bad is view's bytes.
+REGISTERED_CHECKS = [
+    ("span-body", "utf8-check body", WITH_NUL[:5]),
+    ("span-bad", "utf8-check bad", VIEW),
+    ("span-prefix", "utf8-check bad 2", VIEW[:2]),
+    ("span-too-long", "utf8-check bad 7", "error: LEN 7 exceeds the 6 bytes of the span's ptr"),
+]
+# The strings utf8-annotate annotates in strings.cpp, as `frame variable` shows them.
+STRING_LOCALS = {"short_ok": SHORT_OK, "long_bad": LONG_BAD, "with_nul": WITH_NUL, "view": VIEW}
 
 
-def test_strings(name, exe, short_in_object):
+def test_strings(name, exe, short_in_object, incomplete):
     """std::string and std::string_view, live and on a core file (where only a
-    string short enough to be kept inside the object, on the stack, is readable)."""
+    string short enough to be kept inside the object, on the stack, is readable);
+    structs registered with utf8-annotate type; the annotated strings' verdicts.
+    `incomplete`: the build leaves std::string an incomplete type (checked first)."""
     core = os.path.join(TMP, name + ".dmp")
     if os.path.exists(core):
         os.remove(core)
     commands = [IMPORT, "breakpoint set -n checkpoint", "run", "up"]
+    commands += marked("complete", "script t = lldb.frame.FindVariable('with_nul').GetType();"
+                       " print(t.GetByteSize(), t.GetNumberOfFields())")
     commands += check_commands(STRING_CHECKS)
+    commands += ["utf8-annotate type span ptr len"] + check_commands(REGISTERED_CHECKS)
+    commands += ["utf8-annotate on"] + marked("annotated", "frame variable " + " ".join(STRING_LOCALS))
     commands += ['process save-core -s stack "%s"' % core]
     out = lldb(name, commands, [exe])
-    run_checks(out, STRING_CHECKS, name)
+    check((section(out, "complete") == "0 0") == incomplete,
+          "%s: std::string is %s" % (name, "incomplete" if incomplete else "complete"),
+          section(out, "complete"))
+    run_checks(out, STRING_CHECKS + REGISTERED_CHECKS, name)
+    shown = dict(re.findall(r"^\([^)]*\) (\w+) = (.*)$", section(out, "annotated"), re.M))
+    for local, data in STRING_LOCALS.items():
+        equal(split_value(shown.get(local, "<missing>"))[1], string_verdict(data),
+              "%s: utf8-annotate's verdict on %s" % (name, local))
     commands = [IMPORT, "up"]
     commands += marked("short", "utf8-check short_ok") + marked("long", "utf8-check long_bad")
     out = lldb(name + "-core", commands, [exe, "-c", core])
@@ -1597,6 +1622,9 @@ def main():
     for name, flags, short_in_object in (
         ("libstdc++", ["-D_GLIBCXX_USE_CXX11_ABI=1"], True),
         ("libstdc++-cow", ["-D_GLIBCXX_USE_CXX11_ABI=0"], False),
+        # std::string as clang++ leaves it in most programs: an incomplete type.
+        ("libstdc++-incomplete", ["-D_GLIBCXX_USE_CXX11_ABI=1", "-DINCOMPLETE_STRING"], True),
+        ("libstdc++-cow-incomplete", ["-D_GLIBCXX_USE_CXX11_ABI=0", "-DINCOMPLETE_STRING"], False),
         ("libc++", ["-stdlib=libc++"], True),
     ):
         exe = os.path.join(TMP, "strings-" + name)
@@ -1613,7 +1641,7 @@ def main():
                 print("  %s: skipped, %s" % (name, reason))
             continue
         test_strings(name, compile_program("clang++", "strings.cpp", exe, ["-std=c++17"] + flags),
-                     short_in_object)
+                     short_in_object, "-DINCOMPLETE_STRING" in flags)
     print("lldb tests: %.1f s" % (time.time() - started))
     print("lldb: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1

@@ -18,15 +18,16 @@ struct span {
 __attribute__((noinline)) void checkpoint() {}
 
 int main() {
-  // Short: "Grüße" fits in the small-string buffer.
-  std::string short_ok("Gr\xC3\xBC\xC3\x9F" "e", 7);
-  // Long (heap): 40 ASCII bytes, then a lone continuation byte 80 at byte 40.
+  // Short: "Grüße" fits in the small-string buffer. Long (heap): 40 ASCII bytes,
+  // then a lone continuation byte 80 at byte 40.
 #ifdef INCOMPLETE_STRING
-  // Without operator+ (nor any other member template of std::string, such as the
-  // constructor from a C string alone): clang++ (without -fstandalone-debug) then
-  // describes libstdc++'s std::string, an extern template, by its name only.
+  // Without member templates of std::string (the constructor from a C string
+  // alone, operator+): clang++ (without -fstandalone-debug) then describes
+  // libstdc++'s std::string, an extern template, by its name only.
+  std::string short_ok("Gr\xC3\xBC\xC3\x9F" "e", 7);
   std::string long_bad("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\x80" "tail", 45);
 #else
+  std::string short_ok = "Gr\xC3\xBC\xC3\x9F" "e";
   std::string long_bad = std::string(40, 'a') + "\x80" + "tail";
 #endif
   // An embedded NUL (valid UTF-8) and then a surrogate at byte 6: only the

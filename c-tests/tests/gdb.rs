@@ -1,11 +1,13 @@
 //! The gdb extension `gdb/utf8validate.py` in a real gdb, on real programs:
 //! `c-tests/gdb/requests.c` (C99) and `c-tests/gdb/strings.cpp` (C++17, built with
-//! both libstdc++ string ABIs), compiled with `-g -O0` and linked against the
-//! `libutf8validate.so` cargo built for this test run.
+//! both libstdc++ string ABIs, and, when clang++ is installed, by clang++ so that
+//! `std::string` is an incomplete type), compiled with `-g -O0` and linked against
+//! the `libutf8validate.so` cargo built for this test run.
 //!
 //! Each test drives `gdb -batch -nx` with a script and asserts on gdb's output:
 //! `utf8-check` on a valid buffer, invalid ones, a `char[N]` array, NUL-terminated
-//! strings, `std::string` and `std::string_view`; `$utf8_valid` in a breakpoint
+//! strings, `std::string` and `std::string_view`, a struct registered with
+//! `utf8-annotate type`, annotated strings; `$utf8_valid` in a breakpoint
 //! condition that must stop exactly on the invalid requests; the same checks on a core
 //! file written by `gcore`; the error messages; finding the library in an install
 //! prefix and auto-loading the script from one.
@@ -139,16 +141,13 @@ fn requests_program() -> &'static Path {
     })
 }
 
-fn strings_program(cxx11_abi: bool) -> PathBuf {
-    let exe = tmp().join(if cxx11_abi { "strings" } else { "strings-cow" });
+/// strings.cpp built as `name` by `compiler` with libstdc++'s C++11 string ABI or the
+/// copy-on-write one, and `flags`.
+fn strings_program(name: &str, compiler: &str, cxx11_abi: bool, flags: &[&str]) -> PathBuf {
+    let exe = tmp().join(name);
     let abi = format!("-D_GLIBCXX_USE_CXX11_ABI={}", u8::from(cxx11_abi));
-    compile(
-        "g++",
-        "strings.cpp",
-        &["-std=c++17", &abi],
-        &exe,
-        library_dir(),
-    );
+    let flags = [&["-std=c++17", abi.as_str()], flags].concat();
+    compile(compiler, "strings.cpp", &flags, &exe, library_dir());
     exe
 }
 
@@ -684,7 +683,7 @@ fn cpp_std_string_and_string_view() {
     if !have_all(&["gdb", "g++"]) {
         return;
     }
-    let checks = [
+    let mut checks = vec![
         ("short", "utf8-check short_ok", expected(SHORT_OK, None)),
         (
             "long",
@@ -715,21 +714,99 @@ fn cpp_std_string_and_string_view() {
             format!("$2 = {}\n", first_error(WITH_NUL)),
         ),
     ];
-    for cxx11_abi in [true, false] {
-        let exe = strings_program(cxx11_abi);
+    // strings.cpp's (pointer, length) structs, registered with `utf8-annotate type
+    // span ptr len`: body is with_nul's first 5 bytes, bad is view's bytes.
+    checks.extend([
+        ("register", "utf8-annotate type span ptr len", String::new()),
+        (
+            "span-bad",
+            "utf8-check bad",
+            expected(VIEW, Some(ErrorKind::UnexpectedContinuation)),
+        ),
+        (
+            "span-prefix",
+            "utf8-check bad 2",
+            expected(&VIEW[..2], None),
+        ),
+        (
+            "span-valid-fn",
+            "output $utf8_valid(body)",
+            u8::from(std::str::from_utf8(&WITH_NUL[..5]).is_ok()).to_string(),
+        ),
+        (
+            "span-first-error-fn",
+            "output $utf8_first_error(bad)",
+            first_error(VIEW).to_string(),
+        ),
+    ]);
+    // The annotated strings: the verdict after the text (`output` prints no `$N`).
+    let annotated = [
+        ("short_ok", SHORT_OK),
+        ("long_bad", LONG_BAD),
+        ("with_nul", WITH_NUL),
+        ("ref", SHORT_OK),
+    ];
+    let mut builds = vec![
+        ("cpp", "g++", true, false),
+        ("cpp-cow", "g++", false, false),
+    ];
+    // clang++ without -fstandalone-debug leaves libstdc++'s std::string an incomplete
+    // type in a program that instantiates none of its member templates.
+    if have_all(&["clang++"]) {
+        builds.push(("cpp-clang-incomplete", "clang++", true, true));
+        builds.push(("cpp-clang-cow-incomplete", "clang++", false, true));
+    }
+    for (name, compiler, cxx11_abi, incomplete) in builds {
+        let flags: &[&str] = if incomplete {
+            &["-DINCOMPLETE_STRING"]
+        } else {
+            &[]
+        };
+        let exe = strings_program(name, compiler, cxx11_abi, flags);
         let mut commands = vec![
             format!("source {}", script_path().display()),
             "break checkpoint".into(),
             "run".into(),
             "up".into(),
         ];
+        // gdb's own text of the type, without pretty-printers.
+        commands.extend(marked("raw", "output/r with_nul"));
         for (label, command, _) in &checks {
             commands.extend(marked(label, command));
         }
-        let name = if cxx11_abi { "cpp" } else { "cpp-cow" };
+        commands.push("utf8-annotate on".into());
+        for (local, _) in annotated {
+            commands.extend(marked(
+                &format!("annotated-{local}"),
+                &format!("output {local}"),
+            ));
+        }
+        commands.push("echo @@end\\n".into());
         let out = gdb(name, &commands, &[exe.to_str().unwrap()], &[]);
+        assert_eq!(
+            section(&out, "raw") == "<incomplete type>",
+            incomplete,
+            "{name}: std::string is {}incomplete",
+            if incomplete { "" } else { "not " }
+        );
         for (label, command, want) in &checks {
             assert_eq!(&section(&out, label), want, "{name}: `{command}`");
+        }
+        for (local, bytes) in annotated {
+            let shown = section(&out, &format!("annotated-{local}"));
+            let verdict = annotation(bytes, false, None, ANNOTATE_CAP);
+            assert!(
+                shown.ends_with(&format!(" {verdict}")),
+                "{name}: `output {local}` with utf8-annotate on: {shown}"
+            );
+            // gdb's own text for the type it cannot print, then the verdict.
+            if incomplete {
+                let text = shown.trim_end_matches(&format!(" {verdict}"));
+                assert!(
+                    text.ends_with("<incomplete type>"),
+                    "{name}: `output {local}`: {shown}"
+                );
+            }
         }
     }
 }
