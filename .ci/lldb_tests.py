@@ -26,7 +26,8 @@ c-tests/gdb/requests.c and c-tests/gdb/strings.cpp built with clang -g -O0.
 - in an IDE's adapter, lldb-vscode 14 over the Debug Adapter Protocol, with the
   launch.json of lldb/README.md (`test_dap`): utf8-annotate's verdicts in the
   variables view of c-tests/gdb/annotate.cpp (libstdc++ and libc++, live and on a
-  core file) against Python's bytes.decode, lldb's own text kept, the 500-string
+  core file; and strings.cpp with std::string incomplete) against Python's
+  bytes.decode, utf8-check on a registered struct, lldb's own text kept, the 500-string
   view timed with annotation on and off; stop_if_invalid's report as an output
   event; the debug console's quirks the README documents.
 
@@ -1418,6 +1419,9 @@ def test_dap_annotate(name, exe, libcxx):
         registered = adapter.command("utf8-annotate type my_buf data len", frame)
         check("type my_buf: data, len bytes" in registered["body"]["result"],
               "%s: utf8-annotate type in the console" % context, json.dumps(registered))
+        checked = adapter.command("utf8-check b_bad", frame)
+        equal(checked["body"]["result"].split("\n", 1)[-1].rstrip(), oracle(ANNOTATED["b_bad"][0]),
+              "%s: utf8-check on the registered my_buf" % context)
         shown = adapter.locals(frame)
         on = {v["name"]: v["value"] for v in shown}
         check_locals(on, context, libcxx)
@@ -1560,6 +1564,30 @@ def test_dap_environment(requests):
               "DAP, %s: the script does not load" % name, out)
 
 
+def test_dap_incomplete(exe):
+    """strings.cpp with std::string incomplete, under lldb-vscode: main's variables
+    view and utf8-check in the debug console."""
+    launch, _ = doc_configurations()
+    context = "DAP incomplete std::string"
+    adapter = Adapter("strings-incomplete")
+    try:
+        adapter.start("launch", dict(launch, program=exe))
+        adapter.request("setFunctionBreakpoints", {"breakpoints": [{"name": "checkpoint"}]})
+        adapter.request("configurationDone")
+        thread = adapter.event("stopped")["body"]["threadId"]
+        caller = adapter.frames(thread)[1]["id"]
+        values = {v["name"]: v["value"] for v in adapter.locals(caller)}
+        for local, data in STRING_LOCALS.items():
+            equal(split_value(values.get(local, "<missing>"))[1], string_verdict(data),
+                  "%s: %s in the variables view" % (context, local))
+        checked = adapter.command("utf8-check with_nul", caller)
+        # The result starts with the echoed command.
+        equal(checked["body"]["result"].split("\n", 1)[-1].rstrip(), oracle(WITH_NUL),
+              "%s: utf8-check in the debug console" % context)
+    finally:
+        adapter.close()
+
+
 def test_dap(requests):
     """lldb-vscode sessions: the callback, then annotate.cpp with libstdc++ and, when
     clang++ builds with it, libc++."""
@@ -1640,8 +1668,11 @@ def main():
             else:
                 print("  %s: skipped, %s" % (name, reason))
             continue
+        incomplete = "-DINCOMPLETE_STRING" in flags
         test_strings(name, compile_program("clang++", "strings.cpp", exe, ["-std=c++17"] + flags),
-                     short_in_object, "-DINCOMPLETE_STRING" in flags)
+                     short_in_object, incomplete)
+        if incomplete and short_in_object and LLDB_VSCODE is not None:
+            test_dap_incomplete(exe)
     print("lldb tests: %.1f s" % (time.time() - started))
     print("lldb: %d passed, %d failed" % (passed, failed))
     return 0 if failed == 0 else 1
