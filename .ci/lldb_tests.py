@@ -1149,12 +1149,22 @@ def doc_block(marker):
     return match.group(1)
 
 
+def for_this_tree(configuration):
+    """A launch.json configuration of the README with its initCommands' paths made
+    this tree's."""
+    configuration["initCommands"] = [c.replace(DOC_ROOT, ROOT) for c in configuration["initCommands"]]
+    return configuration
+
+
 def doc_configurations():
     """(launch, attach) of the README's launch.json, for this tree."""
     configurations = json.loads(doc_block("launch.json (read by .ci/lldb_tests.py)"))["configurations"]
-    for configuration in configurations:
-        configuration["initCommands"] = [c.replace(DOC_ROOT, ROOT) for c in configuration["initCommands"]]
-    return configurations[0], configurations[1]
+    return for_this_tree(configurations[0]), for_this_tree(configurations[1])
+
+
+def doc_stop_configuration():
+    """The README's launch.json configuration that installs stop_if_invalid."""
+    return for_this_tree(json.loads(doc_block("stop_if_invalid configuration (read by .ci/lldb_tests.py)")))
 
 
 def lldb_vscode():
@@ -1464,8 +1474,11 @@ def check_console(adapter, frame, context):
     failed = adapter.command("utf8-annotate bogus", frame)
     check(failed["success"] and "error: usage: utf8-annotate" in failed["body"]["result"],
           "%s: a failing command answers success: true with its error" % context, json.dumps(failed))
+    check(failed["body"]["result"].startswith("(lldb) utf8-annotate bogus\n"),
+          "%s: a command's result starts with the command echoed" % context, json.dumps(failed))
     bare = adapter.request("evaluate", {"expression": "utf8-annotate", "context": "repl", "frameId": frame})
-    check(not bare["success"], "%s: without the backtick, a command is an expression" % context,
+    check(not bare["success"] and not bare.get("body"),
+          "%s: without the backtick, a command is an expression: success: false, no body" % context,
           json.dumps(bare))
     unreadable = adapter.request("evaluate", {"expression": "(const char *)8", "context": "watch",
                                               "frameId": frame})
@@ -1481,7 +1494,9 @@ def test_dap_core(name, exe, attach, core, heap, libcxx):
     try:
         adapter.start("attach", dict(attach, program=exe, coreFile=core))
         adapter.request("configurationDone")
-        thread = adapter.event("stopped")["body"]["threadId"]
+        stopped = adapter.event("stopped")["body"]
+        equal(stopped.get("reason"), "exception", "%s: the stopped event's reason" % context)
+        thread = stopped["threadId"]
         frame = adapter.frames(thread)[0]["id"]
         adapter.command("utf8-annotate type my_buf data len", frame)
         values = {v["name"]: v["value"] for v in adapter.locals(frame)}
@@ -1509,15 +1524,14 @@ def check_transcript(variables):
 
 
 def test_dap_callback(requests):
-    """stop_if_invalid under lldb-vscode: its report is an output event before the
-    stop; a console command runs in the frame whose scopes were asked for last, not
-    in the request's frameId."""
-    launch, _ = doc_configurations()
+    """stop_if_invalid under lldb-vscode, installed by the README's configuration:
+    its report is an output event (which may come after the stop); a console
+    command runs in the frame whose scopes were asked for last, not in the
+    request's frameId."""
     context = "DAP callback"
     adapter = Adapter("callback")
     try:
-        adapter.start("launch", dict(launch, program=requests,
-                                     preRunCommands=["breakpoint set -n handle_request", CALLBACK]))
+        adapter.start("launch", dict(doc_stop_configuration(), program=requests))
         adapter.request("configurationDone")
         thread = adapter.event("stopped")["body"]["threadId"]
         reports = [r.rstrip() for r in adapter.wait_output(CALLBACK_LINE).split(CALLBACK_LINE + "\n")[1:]]

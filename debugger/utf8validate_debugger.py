@@ -46,6 +46,8 @@ EXPR is one of
     sizeof, NULs included), or its first LEN; &name[0] stops at the NUL;
   - a C++ std::string or std::string_view (%(cxx_strings)s): its size()
     bytes, or its first LEN;
+  - a struct registered with utf8-annotate type NAME DATA LEN: the LEN
+    bytes its field DATA points to, or their first LEN;
   - a void pointer, with LEN.
 LEN is the last word of the arguments (outside brackets) when the words
 before it form an expression: write it without spaces or in parentheses,
