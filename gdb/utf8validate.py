@@ -563,7 +563,7 @@ def _safe_verdict(function, value):
     that cannot be read before any byte of the string, e.g. a std::string's size)."""
     try:
         return function(value)
-    except (gdb.error, shared.Error, OverflowError, ValueError):
+    except (gdb.error, gdb.GdbError, shared.Error, OverflowError, ValueError):
         return None
 
 

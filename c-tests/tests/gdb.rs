@@ -781,6 +781,10 @@ fn cpp_std_string_and_string_view() {
                 &format!("output {local}"),
             ));
         }
+        if incomplete {
+            // A string whose words cannot be read: no verdict, and no Python exception.
+            commands.extend(marked("unreadable", "output *(std::string *)8"));
+        }
         commands.push("echo @@end\\n".into());
         let out = gdb(name, &commands, &[exe.to_str().unwrap()], &[]);
         assert_eq!(
@@ -807,6 +811,9 @@ fn cpp_std_string_and_string_view() {
                     "{name}: `output {local}`: {shown}"
                 );
             }
+        }
+        if incomplete {
+            assert_eq!(section(&out, "unreadable"), "<incomplete type>", "{name}");
         }
     }
 }
