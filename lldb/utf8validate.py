@@ -323,14 +323,12 @@ def _string_location(ctx, value):
         suffix = "" if "__data" in names else "_"
         pointer = value.GetChildMemberWithName("__data" + suffix).GetValueAsUnsigned()
         size = value.GetChildMemberWithName("__size" + suffix).GetValueAsUnsigned()
-    elif not names and _is_incomplete(t):  # libstdc++'s std::string under clang++
-        span = _incomplete_string(ctx, value)
-        if span is None:
-            return None
-        return ("the string",) + span + (None,)
     elif "__r_" in names or _LIBCXX_STRING.match(t.GetUnqualifiedType().GetName()):
         what = "the string"  # libc++ std::basic_string
         pointer, size, inline = _libcxx_string(value, _object_bytes(value), word, order)
+    elif not names and _is_incomplete(t):  # libstdc++'s std::string under clang++
+        span = _incomplete_string(ctx, value)
+        return None if span is None else ("the string",) + span + (None,)
     else:
         return None
     _character_type_check(t, what)
