@@ -595,40 +595,22 @@ class _Annotate:
     types = {}
 
 
-def _sequence_length(lead):
-    """The length of the UTF-8 sequence `lead` starts, 0 when it starts none."""
-    if lead < 0x80:
-        return 1
-    for length, low, high in ((2, 0xC2, 0xDF), (3, 0xE0, 0xEF), (4, 0xF0, 0xF4)):
-        if low <= lead <= high:
-            return length
-    return 0
-
-
 def quoted(data):
     """`data` in double quotes as lldb 14 prints a string: well-formed printable
-    characters as they are, C escapes, other characters as \\U and 8 hex digits, a
-    byte that starts no well-formed sequence as \\x and its hex digits."""
+    characters as they are, C escapes, other characters as \\U and 8 hex digits, each
+    byte of an ill-formed sequence as \\x and its hex digits. Python's decoder finds
+    the ill-formed bytes; `surrogateescape` hands each as U+DC80-U+DCFF."""
     out = ['"']
-    i = 0
-    while i < len(data):
-        n = _sequence_length(data[i])
-        try:
-            character = data[i : i + n].decode("utf-8") if n else None
-        except UnicodeDecodeError:
-            character = None
-        if character is None:  # not UTF-8: the byte in hex
-            out.append("\\x%x" % data[i])
-            i += 1
-            continue
+    for character in data.decode("utf-8", "surrogateescape"):
         code = ord(character)
-        if code in _ESCAPES:
+        if 0xDC80 <= code <= 0xDCFF:  # an ill-formed byte
+            out.append("\\x%x" % (code - 0xDC00))
+        elif code in _ESCAPES:
             out.append(_ESCAPES[code])
         elif character.isprintable():
             out.append(character)
         else:
             out.append("\\U%08x" % code)
-        i += n
     out.append('"')
     return "".join(out)
 
