@@ -512,6 +512,22 @@ def annotation(data, size=None, unreadable=None, preferred=()):
     return text + "]"
 
 
+def annotate_cstring(read, address, cap, preferred=()):
+    """(bytes, stop, verdict) of the NUL-terminated string at `address`, read up to
+    `cap` bytes: `stop` as read_cstring_prefix gives it, `verdict` its annotation."""
+    data, stop = read_cstring_prefix(read, address, cap)
+    if stop == "cap":
+        return data, stop, annotation(data, "cap", None, preferred)
+    return data, stop, annotation(data, None, stop, preferred)
+
+
+def annotate_span(read, address, size, cap, preferred=()):
+    """(bytes, unreadable, verdict) of the `size` bytes at `address`, of which at most
+    `cap` are read: as read_prefix gives them, and their annotation."""
+    data, unreadable = read_prefix(read, address, min(size, cap))
+    return data, unreadable, annotation(data, size, unreadable, preferred)
+
+
 ANNOTATE_USAGE = "usage: utf8-annotate [on | off | max-bytes N | type NAME DATA LEN]"
 
 # The body of `help utf8-annotate`; `types` names the C++ strings the debugger's

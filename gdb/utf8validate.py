@@ -458,10 +458,9 @@ def _cstring_verdict(pointer):
     address = int(pointer)
     if address == 0:
         return None
-    data, stop = shared.read_cstring_prefix(_read_quietly, address, _annotate.max_bytes)
-    if stop == "cap":
-        return _verdict(data, size="cap")
-    return _verdict(data, unreadable=stop)
+    return shared.annotate_cstring(
+        _read_quietly, address, _annotate.max_bytes, _preferred_libraries()
+    )[2]
 
 
 def _span_verdict(address, size):
@@ -469,10 +468,9 @@ def _span_verdict(address, size):
     read; None for a negative size (a garbage length)."""
     if size < 0:
         return None
-    data, unreadable = shared.read_prefix(
-        _read_quietly, address, min(size, _annotate.max_bytes)
-    )
-    return _verdict(data, size=size, unreadable=unreadable)
+    return shared.annotate_span(
+        _read_quietly, address, size, _annotate.max_bytes, _preferred_libraries()
+    )[2]
 
 
 def _array_verdict(value):

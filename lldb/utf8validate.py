@@ -641,10 +641,8 @@ def _pointer_summary(ctx, value):
     address = value.GetValueAsUnsigned()
     if address == 0:
         return ""
-    data, stop = shared.read_cstring_prefix(ctx.read, address, _Annotate.max_bytes)
-    unreadable = stop if isinstance(stop, int) else None
-    verdict = shared.annotation(data, "cap" if stop == "cap" else None, unreadable)
-    if unreadable == address:  # not one byte to show
+    data, stop, verdict = shared.annotate_cstring(ctx.read, address, _Annotate.max_bytes)
+    if stop == address:  # not one byte to show
         return verdict
     return "%s %s" % (_text(ctx.target, data, None if stop is None else len(data) + 1), verdict)
 
@@ -652,12 +650,13 @@ def _pointer_summary(ctx, value):
 def _bytes_summary(ctx, address, size, inline=None, text_data=None):
     """The text and verdict of `size` bytes at `address` (or the characters `inline`),
     at most max-bytes of them read."""
-    wanted = min(size, _Annotate.max_bytes)
     if inline is not None:
-        data, unreadable = bytes(inline[:wanted]), None
+        data, unreadable = bytes(inline[: min(size, _Annotate.max_bytes)]), None
+        verdict = shared.annotation(data, size)
     else:
-        data, unreadable = shared.read_prefix(ctx.read, address, wanted)
-    verdict = shared.annotation(data, size, unreadable)
+        data, unreadable, verdict = shared.annotate_span(
+            ctx.read, address, size, _Annotate.max_bytes
+        )
     if unreadable is not None and unreadable == address:  # not one byte to show
         return verdict
     shown = data if text_data is None else text_data(data)
