@@ -2262,6 +2262,8 @@ fn kind_words(kind: ErrorKind) -> &'static str {
 /// of the first byte that cannot be read after them.
 fn annotation(bytes: &[u8], nul_terminated: bool, unreadable: Option<u64>, cap: usize) -> String {
     let read = &bytes[..bytes.len().min(cap)];
+    // Unreadable memory after `bytes` is reached only when the cap lets the read go on.
+    let unreadable = unreadable.filter(|_| cap > bytes.len());
     // Only part of the string was read: its size is larger than the cap, or no NUL
     // came in `cap` bytes, or memory ended.
     let partial =
@@ -2629,11 +2631,13 @@ fn annotating_printers_over_gdb_mi() {
         on.push(took);
     }
 
-    mi.ok(&console_or_mi(&format!(
-        "utf8-annotate max-bytes {SMALL_CAP}"
-    )));
-    let (_, result) = mi.ok("-stack-list-variables --all-values");
-    live += assert_annotated_locals(&result, &baseline, SMALL_CAP, "max-bytes 8");
+    // Small caps: 8; 4 and 3 also cut characters in two (c_ok's é at 3-4, s_short's
+    // ü at 2-3) and end right after an error (arr_bad's FF at byte 3).
+    for cap in [SMALL_CAP, 4, 3] {
+        mi.ok(&console_or_mi(&format!("utf8-annotate max-bytes {cap}")));
+        let (_, result) = mi.ok("-stack-list-variables --all-values");
+        live += assert_annotated_locals(&result, &baseline, cap, &format!("max-bytes {cap}"));
+    }
     mi.ok(&console_or_mi(&format!(
         "utf8-annotate max-bytes {ANNOTATE_CAP}"
     )));
